@@ -1,0 +1,60 @@
+#pragma once
+// Math aliases and the rigid pose used everywhere in impetus. Doubles throughout, fixed-size
+// Eigen types. Never hold an Eigen expression in `auto` (it keeps references to temporaries).
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace impetus {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+using Quat = Eigen::Quaterniond;  // Quat(w, x, y, z); coeffs() is (x, y, z, w)
+
+/// Rigid transform: x_world = orientation * x_local + position.
+struct Pose {
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+
+  Vec3 apply(const Vec3& local) const { return orientation * local + position; }
+  Vec3 rotate(const Vec3& local) const { return orientation * local; }
+  Vec3 inverse_apply(const Vec3& world) const {
+    return orientation.conjugate() * (world - position);
+  }
+  Vec3 inverse_rotate(const Vec3& world) const { return orientation.conjugate() * world; }
+  /// this ∘ other: first other, then this.
+  Pose operator*(const Pose& other) const {
+    return Pose{apply(other.position), orientation * other.orientation};
+  }
+  Pose inverse() const {
+    Quat qi = orientation.conjugate();
+    return Pose{-(qi * position), qi};
+  }
+};
+
+/// Skew-symmetric cross-product matrix: skew(a) * b == a.cross(b).
+inline Mat3 skew(const Vec3& a) {
+  Mat3 m;
+  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return m;
+}
+
+/// exp([w]x * t) as a quaternion: rotation by angle |w| t about w. Exact for any |w| t.
+inline Quat quat_from_rotation_vector(const Vec3& rv) {
+  double angle = rv.norm();
+  if (angle < 1e-12) {
+    // Second-order series keeps the map smooth at zero.
+    Quat q(1.0, 0.5 * rv.x(), 0.5 * rv.y(), 0.5 * rv.z());
+    return q.normalized();
+  }
+  return Quat(Eigen::AngleAxisd(angle, rv / angle));
+}
+
+/// A unit vector orthogonal to n (n need not be unit).
+inline Vec3 any_orthogonal(const Vec3& n) {
+  Vec3 t = std::abs(n.x()) < 0.57735 ? Vec3(1, 0, 0).cross(n) : Vec3(0, 1, 0).cross(n);
+  return t.normalized();
+}
+
+inline constexpr double kPi = 3.14159265358979323846;
+
+}  // namespace impetus

@@ -1,0 +1,90 @@
+#pragma once
+// The World: rigid bodies (and later joints and cloth) stepped together. Built from definition
+// structs; hands out small typed ids, never pointers into arrays that may move.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/world_def.h"
+
+namespace impetus {
+
+/// Body handle: dense index plus generation (bodies are never destroyed yet, so generation
+/// stays 1; is_valid still guards foreign or default-constructed ids).
+struct BodyId {
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;  // 0 = null id
+  bool operator==(const BodyId&) const = default;
+};
+
+/// Kinematic state of a body as users see it: the body frame (not the centre of mass).
+struct BodyState {
+  Vec3 position = Vec3::Zero();          // body frame origin, world [m]
+  Quat orientation = Quat::Identity();
+  Vec3 linear_velocity = Vec3::Zero();   // of the centre of mass, world [m/s]
+  Vec3 angular_velocity = Vec3::Zero();  // world [rad/s]
+};
+
+/// Per-step statistics, accumulated over the run. Phase timers use the keys of
+/// summary.json's stats.ms_per_step_by_phase.
+struct WorldStats {
+  long long steps = 0;
+  std::map<std::string, double> phase_seconds;  // "forces", "broadphase", "narrowphase", ...
+  int contacts_last = 0;      // contact points in the last step
+  int contacts_max = 0;
+  double max_penetration = 0; // deepest overlap seen at the end of any step [m]
+  double joint_error_max = 0;
+  double joint_angle_error_max = 0;
+};
+
+enum class WorldStatus { Ok, Diverged };
+
+class World {
+ public:
+  explicit World(const WorldDef& def);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  /// Adds a body. The def must be valid (positive sizes, unit quaternion, a static plane ...);
+  /// invalid defs throw std::invalid_argument naming the problem.
+  BodyId create_body(const BodyDef& def);
+  /// Joints and cloth are not simulated yet: these throw std::invalid_argument.
+  void create_joint(const JointDef& def);
+  void create_cloth(const ClothDef& def);
+
+  bool is_valid(BodyId id) const;
+  int body_count() const;
+  BodyId body_id(int index) const;
+  const std::string& body_name(BodyId id) const;
+  MotionType body_motion(BodyId id) const;
+  double body_mass(BodyId id) const;  // 0 for static and kinematic bodies
+  BodyState body_state(BodyId id) const;
+  /// Sets a kinematic or dynamic body's state (teleport); wakes it.
+  void set_body_state(BodyId id, const BodyState& state);
+
+  /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.
+  void step();
+  WorldStatus status() const;
+  /// Human-readable reason for divergence: which body, which step, what was seen.
+  const std::string& divergence_message() const;
+
+  long long step_count() const;
+  double time() const;
+  const WorldDef& def() const;
+  const WorldStats& stats() const;
+  /// Σ ½ m‖v‖² + ½ ωᵀIω − m g·x_com over dynamic bodies [J].
+  double total_energy() const;
+  /// Contact points of the last step (for trajectory output).
+  int contact_count() const;
+  /// Deepest rigid overlap at the end of the last step [m].
+  double current_max_penetration() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace impetus

@@ -1,0 +1,99 @@
+#pragma once
+// Definition structs: everything needed to build a World, with defaults and units. The JSON
+// scene loader only fills these; an embedding program fills them directly.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collision/base/math.h"
+#include "collision/shape.h"
+
+namespace impetus {
+
+enum class MotionType { Static, Kinematic, Dynamic };
+enum class SolverType { SequentialImpulse, Block };
+
+struct MaterialDef {
+  std::string name = "default";
+  double density = 1000;    // kg/m³
+  double friction = 0.5;    // Coulomb μ
+  double restitution = 0;   // 0..1
+};
+
+struct BodyDef {
+  std::string name;                           // unique
+  MotionType motion = MotionType::Dynamic;
+  Shape shape;                                // in the body frame
+  Vec3 position = Vec3::Zero();               // body frame origin, world [m]
+  Quat orientation = Quat::Identity();        // body frame, world
+  Vec3 linear_velocity = Vec3::Zero();        // of the centre of mass, world [m/s]
+  Vec3 angular_velocity = Vec3::Zero();       // world [rad/s]
+  int material = 0;                           // index into WorldDef::materials
+  std::optional<double> mass;                 // kg; default density × volume
+};
+
+enum class JointType { Ball, Hinge, Fixed, Slider };
+
+struct JointDef {
+  JointType type = JointType::Ball;
+  int body_a = -1;                // index into bodies
+  int body_b = -1;                // index into bodies, -1 = the world
+  Vec3 anchor = Vec3::Zero();     // world, at t = 0
+  Vec3 axis = Vec3::UnitX();      // world, at t = 0 (hinge, slider)
+  std::optional<std::array<double, 2>> limits;  // hinge [rad] / slider [m], a relative to b
+};
+
+struct ClothAttachment {
+  int vertex = 0;
+  int body = 0;
+};
+
+struct ClothDef {
+  std::string name;
+  // Either a grid ...
+  bool is_grid = true;
+  std::array<double, 2> grid_size = {1, 1};     // m
+  std::array<int, 2> grid_resolution = {10, 10};  // quads per side
+  Vec3 grid_center = Vec3::Zero();
+  Quat grid_orientation = Quat::Identity();
+  // ... or a mesh (already loaded, world frame at t = 0).
+  std::vector<Vec3> mesh_vertices;
+  std::vector<std::array<int, 3>> mesh_triangles;
+  double areal_density = 0.1;       // kg/m²
+  double stretch_stiffness = 1000;  // N/m
+  double shear_stiffness = 100;     // N/m
+  double bend_stiffness = 0.01;     // N·m
+  double damping = 0.01;
+  double thickness = 0.005;         // m
+  double friction = 0.3;
+  std::vector<int> pin;
+  std::vector<ClothAttachment> attach;
+  bool self_collision = true;
+};
+
+struct WorldDef {
+  Vec3 gravity = Vec3(0, 0, -9.81);  // m/s²
+  double dt = 1.0 / 240.0;           // s, > 0
+  int substeps = 1;
+  int threads = 0;                   // 0 = all cores; results never depend on it
+  bool ccd = true;
+  std::uint64_t seed = 0;
+  SolverType solver = SolverType::SequentialImpulse;
+  int solver_iterations = 10;        // sequential-impulse velocity iterations
+  std::vector<MaterialDef> materials = {MaterialDef{}};  // [0] is "default"
+};
+
+/// A whole scene: the world settings plus its content and run settings.
+struct SceneDef {
+  std::string name;
+  std::string description;
+  WorldDef world;
+  std::vector<BodyDef> bodies;
+  std::vector<JointDef> joints;
+  std::vector<ClothDef> cloths;
+  long long steps = 0;      // total steps (duration / dt rounded, or settings.steps)
+  int output_every = 0;     // 0 = default (≈100 frames)
+};
+
+}  // namespace impetus

@@ -1,0 +1,33 @@
+#pragma once
+// Contact constraints as the solvers see them: one entry per contact point, built from the
+// narrowphase manifolds each step. Impulses are accumulated per point and carried to the next
+// step (warm starting) through `key`.
+#include <cstdint>
+#include <vector>
+
+#include "collision/base/math.h"
+
+namespace impetus {
+
+struct ContactConstraint {
+  int body_a = 0;                  // indices into the body array
+  int body_b = 0;
+  std::uint64_t key = 0;           // (pair, feature) identity for warm starting
+  Vec3 normal = Vec3::UnitZ();     // a → b, world
+  Vec3 tangent1 = Vec3::UnitX();
+  Vec3 tangent2 = Vec3::UnitY();
+  Vec3 anchor_a = Vec3::Zero();    // contact point on a, a's body axes relative to its COM
+  Vec3 anchor_b = Vec3::Zero();    // contact point on b, b's body axes relative to its COM
+  Vec3 ra = Vec3::Zero();          // world lever arms from the COMs (fixed during a solve)
+  Vec3 rb = Vec3::Zero();
+  double separation = 0;           // at the start of the step [m], < 0 overlap
+  double friction = 0.5;           // combined μ
+  double restitution = 0;          // combined e
+  double normal_mass = 0;          // 1 / (J M⁻¹ Jᵀ) along the normal
+  double tangent_mass[2] = {0, 0};
+  double velocity_target = 0;      // desired normal relative velocity after the solve [m/s]
+  double normal_impulse = 0;       // accumulated [N s]
+  double tangent_impulse[2] = {0, 0};
+};
+
+}  // namespace impetus

@@ -1,0 +1,43 @@
+#include "dynamics/integrator.h"
+
+#include <Eigen/LU>
+
+namespace impetus {
+
+namespace {
+
+// Implicit midpoint for dω/dt = −I⁻¹(ω × Iω) in body axes:
+//   I(ω1 − ω0) + h·(m × I m) = 0 with m = (ω0 + ω1)/2.
+// Newton on g(m) = I(2m − 2ω0) + h·(m × I m): J = 2I + h·(skew(m) I − skew(I m)).
+Vec3 gyroscopic_midpoint(const Mat3& inertia, const Vec3& w0, double h) {
+  Vec3 m = w0;
+  for (int iter = 0; iter < 8; ++iter) {
+    Vec3 im = inertia * m;
+    Vec3 g = inertia * (2.0 * (m - w0)) + h * m.cross(im);
+    Mat3 jac = 2.0 * inertia + h * (skew(m) * inertia - skew(im));
+    Vec3 step = jac.partialPivLu().solve(g);
+    m -= step;
+    if (step.squaredNorm() <= 1e-30 * (1.0 + m.squaredNorm())) break;
+  }
+  return 2.0 * m - w0;
+}
+
+}  // namespace
+
+void integrate_velocity(RigidBodySim& body, const Vec3& gravity, double h) {
+  if (!body.dynamic) return;
+  body.v += h * gravity;
+  Vec3 w_body = body.q.conjugate() * body.w;
+  body.w = body.q * gyroscopic_midpoint(body.inertia_local, w_body, h);
+}
+
+void integrate_position(RigidBodySim& body, double h) {
+  if (!body.moving) return;
+  body.x += h * body.v;
+  Vec3 w_body = body.q.conjugate() * body.w;
+  body.q = (quat_from_rotation_vector(h * body.w) * body.q).normalized();
+  body.w = body.q * w_body;
+  body.refresh_world_inertia();
+}
+
+}  // namespace impetus

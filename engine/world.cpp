@@ -1,0 +1,274 @@
+// World API and the step, read top to bottom (DESIGN.md, "The step"). The phases live in
+// world_collide.cpp (broadphase, narrowphase) and world_solve.cpp (contacts, solver).
+#include "engine/world.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "collision/mass_properties.h"
+#include "dynamics/integrator.h"
+#include "engine/world_impl.h"
+
+namespace impetus {
+
+namespace {
+
+bool finite(const Vec3& v) { return v.allFinite(); }
+
+void validate_shape(const Shape& s) {
+  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  switch (s.type) {
+    case ShapeType::Sphere:
+      if (!positive(s.radius)) throw std::invalid_argument("sphere radius must be positive");
+      break;
+    case ShapeType::Capsule:
+      if (!positive(s.radius) || !positive(s.half_length))
+        throw std::invalid_argument("capsule radius and half_length must be positive");
+      break;
+    case ShapeType::Box:
+      if (!(positive(s.half_extents.x()) && positive(s.half_extents.y()) &&
+            positive(s.half_extents.z())))
+        throw std::invalid_argument("box half_extents must be positive");
+      break;
+    case ShapeType::Ellipsoid:
+      if (!(positive(s.radii.x()) && positive(s.radii.y()) && positive(s.radii.z())))
+        throw std::invalid_argument("ellipsoid radii must be positive");
+      break;
+    case ShapeType::Convex:
+      if (!s.hull || s.hull->vertices.size() < 4)
+        throw std::invalid_argument("convex shape needs a hull with at least 4 vertices");
+      break;
+    case ShapeType::Mesh:
+      if (!s.mesh || s.mesh->triangles.empty())
+        throw std::invalid_argument("mesh shape needs at least one triangle");
+      break;
+    case ShapeType::Plane:
+      if (!finite(s.normal) || std::abs(s.normal.norm() - 1.0) > 1e-9 || !std::isfinite(s.offset))
+        throw std::invalid_argument("plane needs a unit normal and a finite offset");
+      break;
+  }
+}
+
+}  // namespace
+
+World::World(const WorldDef& def) : impl_(std::make_unique<Impl>()) {
+  if (!(def.dt > 0) || !std::isfinite(def.dt)) throw std::invalid_argument("dt must be positive");
+  if (def.substeps < 1) throw std::invalid_argument("substeps must be at least 1");
+  if (def.materials.empty()) throw std::invalid_argument("at least one material is needed");
+  if (def.solver == SolverType::Block)
+    throw std::invalid_argument(
+        "settings.solver \"block\" (paper 5's block-sparse solver) is not implemented yet; use "
+        "\"sequential_impulse\"");
+  impl_->def = def;
+  impl_->solver_settings.velocity_iterations = def.solver_iterations;
+}
+
+World::~World() = default;
+
+BodyId World::create_body(const BodyDef& def) {
+  Impl& w = *impl_;
+  validate_shape(def.shape);
+  if (!finite(def.position) || !def.orientation.coeffs().allFinite() ||
+      !finite(def.linear_velocity) || !finite(def.angular_velocity))
+    throw std::invalid_argument("body '" + def.name + "': non-finite pose or velocity");
+  if (std::abs(def.orientation.norm() - 1.0) > 1e-6)
+    throw std::invalid_argument("body '" + def.name + "': orientation must be a unit quaternion");
+  if (def.shape.type == ShapeType::Plane && def.motion != MotionType::Static)
+    throw std::invalid_argument("body '" + def.name + "': a plane may only be static");
+  if (def.shape.type == ShapeType::Mesh && def.motion == MotionType::Dynamic)
+    throw std::invalid_argument("body '" + def.name +
+                                "': dynamic triangle meshes are not supported yet; make it "
+                                "static or kinematic, or use a convex shape");
+  if (def.material < 0 || def.material >= static_cast<int>(w.def.materials.size()))
+    throw std::invalid_argument("body '" + def.name + "': material index out of range");
+  if (def.mass && !(*def.mass > 0 && std::isfinite(*def.mass)))
+    throw std::invalid_argument("body '" + def.name + "': mass must be positive");
+
+  RigidBodySim sim;
+  sim.q = def.orientation.normalized();
+  sim.dynamic = def.motion == MotionType::Dynamic;
+  sim.moving = def.motion != MotionType::Static;
+  double mass = 0;
+  if (def.shape.type != ShapeType::Plane) {
+    MassProperties mp = def.mass ? compute_mass_properties_with_mass(def.shape, *def.mass)
+                                 : compute_mass_properties(def.shape,
+                                                           w.def.materials[def.material].density);
+    sim.com_local = mp.center_of_mass;
+    if (sim.dynamic) {
+      mass = mp.mass;
+      sim.inv_mass = 1.0 / mp.mass;
+      sim.inertia_local = mp.inertia;
+      sim.inv_inertia_local = mp.inertia.inverse();
+    }
+  }
+  sim.x = def.position + sim.q * sim.com_local;
+  if (sim.moving) {
+    sim.v = def.linear_velocity;
+    sim.w = def.angular_velocity;
+  }
+  sim.refresh_world_inertia();
+
+  const int index = static_cast<int>(w.bodies.size());
+  w.bodies.push_back(sim);
+  w.shapes.push_back(def.shape);
+  double radius = 0;
+  if (def.shape.is_bounded()) {
+    // Bound about the COM, not the frame origin: the COM is what rotates in place.
+    radius = bounding_radius(def.shape) + sim.com_local.norm();
+  }
+  w.bounding_radii.push_back(radius);
+  w.names.push_back(def.name);
+  w.motions.push_back(def.motion);
+  w.materials.push_back(def.material);
+  w.masses.push_back(mass);
+  w.broadphase.add(index, compute_aabb(def.shape, sim.frame_pose()),
+                   def.motion == MotionType::Static);
+  return BodyId{static_cast<std::uint32_t>(index), 1};
+}
+
+void World::create_joint(const JointDef&) {
+  throw std::invalid_argument(
+      "joints are not simulated yet (articulated bodies arrive with the block solver)");
+}
+
+void World::create_cloth(const ClothDef&) {
+  throw std::invalid_argument("cloth is not simulated yet");
+}
+
+bool World::is_valid(BodyId id) const {
+  return id.generation == 1 && id.index < impl_->bodies.size();
+}
+int World::body_count() const { return static_cast<int>(impl_->bodies.size()); }
+BodyId World::body_id(int index) const { return BodyId{static_cast<std::uint32_t>(index), 1}; }
+const std::string& World::body_name(BodyId id) const { return impl_->names.at(id.index); }
+MotionType World::body_motion(BodyId id) const { return impl_->motions.at(id.index); }
+double World::body_mass(BodyId id) const { return impl_->masses.at(id.index); }
+
+BodyState World::body_state(BodyId id) const {
+  const RigidBodySim& b = impl_->bodies.at(id.index);
+  Pose frame = b.frame_pose();
+  return BodyState{frame.position, frame.orientation, b.v, b.w};
+}
+
+void World::set_body_state(BodyId id, const BodyState& state) {
+  RigidBodySim& b = impl_->bodies.at(id.index);
+  if (!b.moving) throw std::invalid_argument("set_body_state on a static body");
+  b.q = state.orientation.normalized();
+  b.x = state.position + b.q * b.com_local;
+  b.v = state.linear_velocity;
+  b.w = state.angular_velocity;
+  b.refresh_world_inertia();
+}
+
+WorldStatus World::status() const { return impl_->status; }
+const std::string& World::divergence_message() const { return impl_->divergence_message; }
+long long World::step_count() const { return impl_->step_count; }
+double World::time() const { return impl_->time; }
+const WorldDef& World::def() const { return impl_->def; }
+const WorldStats& World::stats() const { return impl_->stats; }
+int World::contact_count() const { return impl_->stats.contacts_last; }
+double World::current_max_penetration() const { return impl_->last_max_penetration; }
+
+double World::total_energy() const {
+  const Impl& w = *impl_;
+  double energy = 0;
+  for (size_t i = 0; i < w.bodies.size(); ++i) {
+    const RigidBodySim& b = w.bodies[i];
+    if (!b.dynamic) continue;
+    double m = w.masses[i];
+    Vec3 w_body = b.q.conjugate() * b.w;
+    energy += 0.5 * m * b.v.squaredNorm() + 0.5 * w_body.dot(b.inertia_local * w_body) -
+              m * w.def.gravity.dot(b.x);
+  }
+  return energy;
+}
+
+void World::step() {
+  Impl& w = *impl_;
+  if (w.status != WorldStatus::Ok) return;
+  const double h = w.def.dt / w.def.substeps;
+  w.last_max_penetration = 0;
+  int contacts = 0;
+  for (int s = 0; s < w.def.substeps; ++s) {
+    w.substep(h);
+    contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
+  }
+  w.stats.phase_seconds.try_emplace("cloth", 0.0);  // no cloth yet: the phase exists, costs 0
+  w.step_count += 1;
+  w.time = static_cast<double>(w.step_count) * w.def.dt;
+  w.stats.steps = w.step_count;
+  w.stats.contacts_last = contacts;
+  w.stats.contacts_max = std::max(w.stats.contacts_max, contacts);
+  w.stats.max_penetration = std::max(w.stats.max_penetration, w.last_max_penetration);
+  w.check_divergence();
+}
+
+double World::Impl::time_phase(const char* name, std::chrono::steady_clock::time_point start) {
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  stats.phase_seconds[name] += elapsed.count();
+  return elapsed.count();
+}
+
+void World::Impl::substep(double h) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t = Clock::now();
+  apply_forces(h);
+  time_phase("forces", t);
+
+  t = Clock::now();
+  update_broadphase(h);
+  time_phase("broadphase", t);
+
+  t = Clock::now();
+  run_narrowphase(h);
+  time_phase("narrowphase", t);
+
+  t = Clock::now();
+  build_contacts();
+  solve_contacts(h);
+  time_phase("solver", t);
+
+  t = Clock::now();
+  integrate_positions(h);
+  time_phase("integrate", t);
+
+  t = Clock::now();
+  last_max_penetration = std::max(
+      last_max_penetration, sequential_impulse.correct_positions(bodies, contacts, solver_settings));
+  store_warm_start();
+  time_phase("solver", t);
+}
+
+void World::Impl::apply_forces(double h) {
+  for (RigidBodySim& b : bodies) integrate_velocity(b, def.gravity, h);
+}
+
+void World::Impl::integrate_positions(double h) {
+  for (RigidBodySim& b : bodies) integrate_position(b, h);
+}
+
+void World::Impl::check_divergence() {
+  // An exploding state is one no physical scene reaches: 10 km/s, 10⁵ rad/s, 10⁶ m away.
+  constexpr double kMaxSpeed = 1e4, kMaxSpin = 1e5, kMaxDistance = 1e6;
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const RigidBodySim& b = bodies[i];
+    if (!b.moving) continue;
+    const char* what = nullptr;
+    if (!b.x.allFinite() || !b.q.coeffs().allFinite() || !b.v.allFinite() || !b.w.allFinite())
+      what = "a non-finite (NaN/Inf) state";
+    else if (b.v.norm() > kMaxSpeed) what = "a speed above 1e4 m/s";
+    else if (b.w.norm() > kMaxSpin) what = "an angular speed above 1e5 rad/s";
+    else if (b.x.norm() > kMaxDistance) what = "a position more than 1e6 m from the origin";
+    if (what) {
+      status = WorldStatus::Diverged;
+      std::ostringstream message;
+      message << "body '" << names[i] << "' diverged at step " << step_count << " (t = " << time
+              << " s): " << what;
+      divergence_message = message.str();
+      return;
+    }
+  }
+}
+
+}  // namespace impetus

@@ -1,0 +1,153 @@
+// Contact dynamics with the sequential-impulse baseline: resting, stacking, piles, restitution,
+// and bit-identical results across thread counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "tests/dynamics/world_test_util.h"
+
+namespace impetus {
+namespace {
+
+WorldDef default_world(double dt = 1.0 / 240.0) {
+  WorldDef wd;
+  wd.dt = dt;
+  wd.threads = 1;
+  return wd;
+}
+
+double max_speed(const World& world) {
+  double v = 0;
+  for (int i = 0; i < world.body_count(); ++i) {
+    BodyState s = world.body_state(world.body_id(i));
+    if (world.body_motion(world.body_id(i)) == MotionType::Dynamic)
+      v = std::max(v, s.linear_velocity.norm());
+  }
+  return v;
+}
+
+TEST(Contact, SphereRestsOnPlaneAtItsRadius) {
+  World world(default_world());
+  world.create_body(test::ground_plane());
+  BodyId ball = world.create_body(test::make_body("ball", Shape::sphere(0.25), Vec3(0, 0, 1)));
+  for (int i = 0; i < 480; ++i) world.step();
+  BodyState s = world.body_state(ball);
+  EXPECT_NEAR(s.position.z(), 0.25, 0.0025);  // within 1% of the radius
+  EXPECT_LT(s.linear_velocity.norm(), 1e-3);
+}
+
+TEST(Contact, FiveBoxStackDriftsLessThanOneMillimetreInFiveSeconds) {
+  World world(default_world());
+  world.create_body(test::ground_plane());
+  std::vector<BodyId> boxes;
+  for (int i = 0; i < 5; ++i) {
+    boxes.push_back(world.create_body(
+        test::make_body("box" + std::to_string(i), Shape::box(Vec3(0.25, 0.25, 0.25)),
+                        Vec3(0, 0, 0.25 + 0.5 * i))));
+  }
+  const Vec3 top_start = world.body_state(boxes.back()).position;
+  double drift = 0;
+  for (int i = 0; i < 5 * 240; ++i) {
+    world.step();
+    drift = std::max(drift, (world.body_state(boxes.back()).position - top_start).norm());
+  }
+  EXPECT_LT(drift, 1e-3) << "top box drifted " << drift << " m";
+  EXPECT_LT(world.stats().max_penetration, 0.005);  // 1% of the 0.5 m box
+}
+
+// A small bin of static boxes with a lattice of bodies dropped in; returns the world after
+// `seconds`.
+void fill_bin(World& world, const Shape& shape, int n, double spacing) {
+  const double half = 0.5 * n * spacing + 0.1;
+  world.create_body(test::make_body("floor", Shape::box(Vec3(half + 0.2, half + 0.2, 0.1)),
+                                    Vec3(0, 0, -0.1), MotionType::Static));
+  const Vec3 wall_x(0.1, half + 0.2, 1.0), wall_y(half, 0.1, 1.0);
+  world.create_body(test::make_body("wpx", Shape::box(wall_x), Vec3(half + 0.1, 0, 1), MotionType::Static));
+  world.create_body(test::make_body("wnx", Shape::box(wall_x), Vec3(-half - 0.1, 0, 1), MotionType::Static));
+  world.create_body(test::make_body("wpy", Shape::box(wall_y), Vec3(0, half + 0.1, 1), MotionType::Static));
+  world.create_body(test::make_body("wny", Shape::box(wall_y), Vec3(0, -half - 0.1, 1), MotionType::Static));
+  int count = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        // Deterministic small offsets so the pile is not a perfect lattice.
+        double jx = 0.01 * std::sin(1.7 * count), jy = 0.01 * std::cos(2.3 * count);
+        Vec3 p(-0.5 * (n - 1) * spacing + i * spacing + jx,
+               -0.5 * (n - 1) * spacing + j * spacing + jy, 0.3 + k * spacing);
+        BodyDef def = test::make_body("b" + std::to_string(count++), shape, p);
+        def.orientation = Quat(Eigen::AngleAxisd(0.3 * k + 0.1 * i, Vec3(1, 1, 0).normalized()));
+        world.create_body(def);
+      }
+}
+
+TEST(Contact, SpherePileSettlesWithPenetrationBelowOnePercent) {
+  World world(default_world());
+  fill_bin(world, Shape::sphere(0.1), 5, 0.22);
+  for (int i = 0; i < 4 * 240; ++i) world.step();
+  EXPECT_LT(world.stats().max_penetration, 0.01 * 0.2);
+  EXPECT_LT(max_speed(world), 0.05);
+}
+
+TEST(Contact, BoxPileSettlesWithPenetrationBelowOnePercent) {
+  World world(default_world());
+  fill_bin(world, Shape::box(Vec3(0.1, 0.1, 0.1)), 4, 0.27);
+  for (int i = 0; i < 4 * 240; ++i) world.step();
+  EXPECT_LT(world.stats().max_penetration, 0.01 * 0.2);
+  EXPECT_LT(max_speed(world), 0.05);
+}
+
+TEST(Contact, BounceHeightIsRestitutionSquaredTimesDropHeight) {
+  for (double e : {0.5, 0.8}) {
+    WorldDef wd = default_world(1.0 / 1000.0);
+    wd.materials[0].restitution = e;
+    World world(wd);
+    world.create_body(test::ground_plane());
+    const double r = 0.1, drop = 1.0;
+    BodyId ball = world.create_body(test::make_body("ball", Shape::sphere(r), Vec3(0, 0, r + drop)));
+    // Fall, bounce, and record the apex after the first bounce.
+    bool bounced = false;
+    double apex = 0;
+    for (int i = 0; i < 2000; ++i) {
+      world.step();
+      BodyState s = world.body_state(ball);
+      if (!bounced && s.linear_velocity.z() > 0) bounced = true;
+      if (bounced) {
+        apex = std::max(apex, s.position.z() - r);
+        if (s.linear_velocity.z() < 0) break;
+      }
+    }
+    EXPECT_NEAR(apex, e * e * drop, 0.03 * drop) << "e = " << e;
+  }
+}
+
+std::vector<double> final_state_bits(int threads) {
+  WorldDef wd = default_world();
+  wd.threads = threads;
+  World world(wd);
+  fill_bin(world, Shape::box(Vec3(0.1, 0.1, 0.1)), 3, 0.27);
+  for (int i = 0; i < 300; ++i) world.step();
+  std::vector<double> state;
+  for (int i = 0; i < world.body_count(); ++i) {
+    BodyState s = world.body_state(world.body_id(i));
+    for (double x : {s.position.x(), s.position.y(), s.position.z(), s.orientation.w(),
+                     s.orientation.x(), s.orientation.y(), s.orientation.z(),
+                     s.linear_velocity.x(), s.linear_velocity.y(), s.linear_velocity.z(),
+                     s.angular_velocity.x(), s.angular_velocity.y(), s.angular_velocity.z()})
+      state.push_back(x);
+  }
+  return state;
+}
+
+TEST(Determinism, SameBitsForOneTwoAndThreeThreadsAndRepeatedRuns) {
+  std::vector<double> one = final_state_bits(1);
+  for (int threads : {1, 2, 3}) {
+    std::vector<double> other = final_state_bits(threads);
+    ASSERT_EQ(one.size(), other.size());
+    EXPECT_EQ(0, std::memcmp(one.data(), other.data(), one.size() * sizeof(double)))
+        << "threads = " << threads;
+  }
+}
+
+}  // namespace
+}  // namespace impetus

@@ -28,6 +28,20 @@ struct ContactConstraint {
   double velocity_target = 0;      // desired normal relative velocity after the solve [m/s]
   double normal_impulse = 0;       // accumulated [N s]
   double tangent_impulse[2] = {0, 0};
+  std::uint8_t mode = 1;           // block solver's active-set state (ContactMode), warm-started
 };
+
+}  // namespace impetus
+
+namespace impetus {
+
+struct RigidBodySim;
+
+/// Lever arms (from the midpoint of the two witness points) and the normal velocity target:
+/// speculative contacts (separation > 0) may close their gap this step but no more; touching
+/// contacts approaching faster than `restitution_threshold` bounce with −e·vₙ (paper 5, eq. 5);
+/// slower ones get target 0 (resting contact).
+void prepare_contact_geometry(ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b,
+                              double h, double restitution_threshold);
 
 }  // namespace impetus

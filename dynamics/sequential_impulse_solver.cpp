@@ -38,25 +38,10 @@ void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
   for (ContactConstraint& c : contacts) {
     RigidBodySim& a = bodies[c.body_a];
     RigidBodySim& b = bodies[c.body_b];
-    c.ra = a.q * c.anchor_a;
-    c.rb = b.q * c.anchor_b;
-    // One lever arm point for both bodies: the midpoint of the two witnesses.
-    Vec3 p = 0.5 * ((a.x + c.ra) + (b.x + c.rb));
-    c.ra = p - a.x;
-    c.rb = p - b.x;
+    prepare_contact_geometry(c, a, b, h, settings.restitution_threshold);
     c.normal_mass = effective_mass(a, b, c.ra, c.rb, c.normal);
     c.tangent_mass[0] = effective_mass(a, b, c.ra, c.rb, c.tangent1);
     c.tangent_mass[1] = effective_mass(a, b, c.ra, c.rb, c.tangent2);
-
-    double vn = relative_velocity(a, b, c.ra, c.rb).dot(c.normal);
-    if (c.separation > 0) {
-      // Speculative contact: the bodies may close the gap this step, but not more.
-      c.velocity_target = -c.separation / h;
-    } else if (c.restitution > 0 && vn < -settings.restitution_threshold) {
-      c.velocity_target = -c.restitution * vn;  // paper 5, eq. 5 (Newton's restitution law)
-    } else {
-      c.velocity_target = 0;
-    }
 
     // Warm start with last step's accumulated impulses.
     Vec3 impulse = c.normal_impulse * c.normal + c.tangent_impulse[0] * c.tangent1 +

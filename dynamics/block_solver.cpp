@@ -1,0 +1,564 @@
+#include "dynamics/block_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+#include <Eigen/LU>
+
+#include "dynamics/constraint_rows.h"
+
+namespace impetus {
+
+namespace {
+
+constexpr double kImpulseTolerance = 1e-10;   // [N s] sign decisions of λ
+constexpr double kVelocityTolerance = 1e-7;   // [m/s] activation and slip decisions
+
+bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::LimitUpper; }
+
+// Generalised impulse of a block on one of its bodies: (jvᵀλ, jwᵀλ).
+void apply_block_impulse(RigidBodySim& body, const Mat3& jv, const Mat3& jw, const Vec3& lambda) {
+  body.v += body.inv_mass * (jv.transpose() * lambda);
+  body.w += body.inv_inertia_world * (jw.transpose() * lambda);
+}
+
+}  // namespace
+
+int IslandBlockSolver::local_index(int body) const {
+  if (body < 0) return -1;
+  auto it = std::lower_bound(bodies_.begin(), bodies_.end(), body);
+  return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
+}
+
+Vec3 IslandBlockSolver::block_velocity(const ConstraintBlock& b,
+                                       const std::vector<RigidBodySim>& bodies) const {
+  Vec3 v = Vec3::Zero();
+  for (int s = 0; s < 2; ++s) {
+    if (b.body[s] < 0) continue;
+    const RigidBodySim& body = bodies[b.body[s]];
+    v += b.jv[s] * body.v + b.jw[s] * body.w;
+  }
+  return v;
+}
+
+// The rows as the current modes make them: an inactive row keeps λ = 0 (self = 1, no J);
+// a sliding friction row ties its impulse to the normal one: λ_r − μ s_r λ_n = 0.
+void IslandBlockSolver::effective_rows(const ConstraintBlock& b, Mat3 jv[2], Mat3 jw[2], Mat3& self,
+                                       Vec3& rhs) const {
+  jv[0] = b.jv[0];
+  jv[1] = b.jv[1];
+  jw[0] = b.jw[0];
+  jw[1] = b.jw[1];
+  self = b.self;
+  rhs = b.rhs;
+  for (int r = 0; r < 3; ++r) {
+    bool unused = b.kind[r] == RowKind::Unused || (row_is_limit(b.kind[r]) && !b.limit_active[r]);
+    bool sliding = false;
+    if (b.contact >= 0) {
+      if (b.mode == ContactMode::Inactive) unused = true;
+      else if (r > 0 && b.mode == ContactMode::Sliding) sliding = true;
+    }
+    if (unused || sliding) {
+      for (int s = 0; s < 2; ++s) {
+        jv[s].row(r).setZero();
+        jw[s].row(r).setZero();
+      }
+      self.row(r).setZero();
+      self(r, r) = 1.0;
+      rhs[r] = 0;
+      if (sliding) self(r, 0) = -b.friction * b.slide_direction[r];
+    }
+  }
+}
+
+Mat3 IslandBlockSolver::block_diagonal(const ConstraintBlock& b,
+                                       const std::vector<RigidBodySim>& bodies) const {
+  Mat3 d = Mat3::Zero();
+  for (int s = 0; s < 2; ++s) {
+    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
+    const RigidBodySim& body = bodies[b.body[s]];
+    d += body.inv_mass * b.jv[s] * b.jv[s].transpose() +
+         b.jw[s] * body.inv_inertia_world * b.jw[s].transpose();
+  }
+  return d;
+}
+
+void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockSparseLu& lu,
+                                 std::vector<Vec3>& rhs) const {
+  const int nb = static_cast<int>(bodies_.size());
+  const int n = unknown_count();
+  lu.reset(n);
+  rhs.assign(n, Vec3::Zero());
+  for (int l = 0; l < nb; ++l) {
+    const RigidBodySim& body = bodies[bodies_[l]];
+    double mass = 1.0 / body.inv_mass;
+    Mat3 inertia_world = body.q.toRotationMatrix() * body.inertia_local *
+                         body.q.toRotationMatrix().transpose();
+    lu.add(2 * l, 2 * l, mass * Mat3::Identity());
+    lu.add(2 * l + 1, 2 * l + 1, inertia_world);
+    rhs[2 * l] = mass * body.v;
+    rhs[2 * l + 1] = inertia_world * body.w;
+  }
+  Mat3 jv[2], jw[2], self;
+  Vec3 c;
+  for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    const int row = 2 * nb + k;
+    effective_rows(b, jv, jw, self, c);
+    // Compliance on the equality rows keeps JM⁻¹Jᵀ invertible when constraints are redundant
+    // (four corners of a box on the ground, closed loops); it changes velocities by ~1e-9 λ.
+    for (int r = 0; r < 3; ++r) {
+      if (self(r, r) == 0.0) self(r, r) = regularisation_[k];
+    }
+    for (int s = 0; s < 2; ++s) {
+      const int l = local_index(b.body[s]);
+      if (l >= 0) {
+        lu.add(row, 2 * l, jv[s]);
+        lu.add(row, 2 * l + 1, jw[s]);
+        lu.add(2 * l, row, -jv[s].transpose());
+        lu.add(2 * l + 1, row, -jw[s].transpose());
+      } else if (b.body[s] >= 0) {
+        // Static or kinematic body: its velocity is known.
+        const RigidBodySim& body = bodies[b.body[s]];
+        c -= jv[s] * body.v + jw[s] * body.w;
+      }
+    }
+    lu.add(row, row, self);
+    rhs[row] = c;
+  }
+}
+
+void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
+                                 std::vector<int>& pivots) const {
+  const int nb = static_cast<int>(bodies_.size());
+  const int nc = static_cast<int>(blocks_.size());
+  rows.clear();
+  pivots.clear();
+  // Breadth-first depths of bodies from the bodies anchored to the world or to static bodies.
+  std::vector<std::vector<int>> body_blocks(nb);
+  std::vector<int> roots;
+  for (int k = 0; k < nc; ++k) {
+    bool anchored = false;
+    for (int s = 0; s < 2; ++s) {
+      int l = local_index(blocks_[k].body[s]);
+      if (l >= 0) body_blocks[l].push_back(k); else anchored = true;
+    }
+    if (anchored) {
+      for (int s = 0; s < 2; ++s) {
+        int l = local_index(blocks_[k].body[s]);
+        if (l >= 0) roots.push_back(l);
+      }
+    }
+  }
+  std::sort(roots.begin(), roots.end());
+  std::vector<int> depth(nb, -1), bfs_order;
+  std::queue<int> queue;
+  auto visit_from = [&](int root) {
+    if (depth[root] >= 0) return;
+    depth[root] = 0;
+    queue.push(root);
+    while (!queue.empty()) {
+      int l = queue.front();
+      queue.pop();
+      bfs_order.push_back(l);
+      for (int k : body_blocks[l]) {
+        for (int s = 0; s < 2; ++s) {
+          int m = local_index(blocks_[k].body[s]);
+          if (m >= 0 && depth[m] < 0) {
+            depth[m] = depth[l] + 1;
+            queue.push(m);
+          }
+        }
+      }
+    }
+  };
+  for (int r : roots) visit_from(r);
+  for (int l = 0; l < nb; ++l) visit_from(l);
+  auto block_depth = [&](int k) {
+    int d = 0;
+    for (int s = 0; s < 2; ++s) {
+      int l = local_index(blocks_[k].body[s]);
+      if (l >= 0) d = std::max(d, depth[l]);
+    }
+    return d;
+  };
+
+  switch (which) {
+    case BlockOrdering::B: {
+      for (int r = 0; r < 2 * nb; ++r) rows.push_back(r);
+      std::vector<int> order(nc);
+      for (int k = 0; k < nc; ++k) order[k] = k;
+      // Leaves first: deeper constraints are eliminated before the ones nearer the root.
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int x, int y) { return block_depth(x) > block_depth(y); });
+      for (int k : order) rows.push_back(2 * nb + k);
+      return;  // diagonal pivots
+    }
+    case BlockOrdering::A: {
+      // Moore: bodies in topological (breadth-first) order, each followed by the constraint
+      // rows that connect it to bodies numbered before it (or to the world).
+      std::vector<int> position(nb);
+      for (int i = 0; i < nb; ++i) position[bfs_order[i]] = i;
+      std::vector<std::vector<int>> owned(nb);
+      for (int k = 0; k < nc; ++k) {
+        int owner = -1;
+        for (int s = 0; s < 2; ++s) {
+          int l = local_index(blocks_[k].body[s]);
+          if (l >= 0 && (owner < 0 || position[l] > position[owner])) owner = l;
+        }
+        owned[owner].push_back(k);
+      }
+      for (int l : bfs_order) {
+        rows.push_back(2 * l);
+        rows.push_back(2 * l + 1);
+        for (int k : owned[l]) rows.push_back(2 * nb + k);
+      }
+      break;
+    }
+    case BlockOrdering::C: {
+      for (int k = 0; k < nc; ++k) rows.push_back(2 * nb + k);
+      for (int r = 0; r < 2 * nb; ++r) rows.push_back(r);
+      break;
+    }
+  }
+  pivots.assign(rows.size(), -1);  // rows pick their best-conditioned remaining block
+}
+
+bool IslandBlockSolver::update_modes(const std::vector<RigidBodySim>& bodies) {
+  bool changed = false;
+  for (ConstraintBlock& b : blocks_) {
+    Vec3 vel = block_velocity(b, bodies);
+    if (b.contact >= 0) {
+      const double lambda_n = b.lambda[0];
+      const double mu = b.friction;
+      switch (b.mode) {
+        case ContactMode::Inactive:
+          if (vel[0] < b.rhs[0] - kVelocityTolerance) {
+            b.mode = ContactMode::Sticking;
+            changed = true;
+          }
+          break;
+        case ContactMode::Sticking: {
+          if (lambda_n < -kImpulseTolerance) {
+            b.mode = ContactMode::Inactive;
+            changed = true;
+            break;
+          }
+          double lt = std::hypot(b.lambda[1], b.lambda[2]);
+          if (lt > mu * std::max(lambda_n, 0.0) * (1.0 + 1e-9) + kImpulseTolerance) {
+            b.mode = ContactMode::Sliding;  // the impulse left the friction cone
+            b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
+            changed = true;
+          }
+          break;
+        }
+        case ContactMode::Sliding: {
+          if (lambda_n < -kImpulseTolerance) {
+            b.mode = ContactMode::Inactive;
+            changed = true;
+            break;
+          }
+          // The friction impulse must oppose the slip; if the slip runs along it, the contact
+          // sticks after all; otherwise follow the slip direction.
+          Vec3 slip(0, vel[1], vel[2]);
+          double speed = slip.norm();
+          if (slip.dot(b.slide_direction) > kVelocityTolerance) {
+            b.mode = ContactMode::Sticking;
+            changed = true;
+          } else if (speed > kVelocityTolerance) {
+            Vec3 dir = -slip / speed;
+            if ((dir - b.slide_direction).norm() > 1e-6) {
+              b.slide_direction = dir;
+              changed = true;
+            }
+          }
+          break;
+        }
+      }
+      continue;
+    }
+    for (int r = 0; r < 3; ++r) {
+      if (!row_is_limit(b.kind[r])) continue;
+      const double sign = b.kind[r] == RowKind::LimitLower ? 1.0 : -1.0;
+      if (b.limit_active[r]) {
+        if (sign * b.lambda[r] < -kImpulseTolerance) {
+          b.limit_active[r] = false;  // the limit would pull
+          changed = true;
+        }
+      } else if (sign * (vel[r] - b.rhs[r]) < -kVelocityTolerance) {
+        b.limit_active[r] = true;  // the joint would pass its limit this step
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
+                                        const BlockSolverSettings& settings,
+                                        bool warm_start_applied) {
+  std::vector<Mat3> inverse_diagonal(blocks_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    Mat3 d = block_diagonal(blocks_[k], bodies);
+    for (int r = 0; r < 3; ++r) {
+      if (blocks_[k].kind[r] == RowKind::Unused) {
+        d.row(r).setZero();
+        d.col(r).setZero();
+        d(r, r) = 1.0;
+      } else {
+        d(r, r) += regularisation_[k];
+      }
+    }
+    inverse_diagonal[k] = d.inverse();
+  }
+  if (!warm_start_applied) {
+    for (ConstraintBlock& b : blocks_) {
+      for (int s = 0; s < 2; ++s) {
+        if (b.body[s] >= 0 && bodies[b.body[s]].dynamic)
+          apply_block_impulse(bodies[b.body[s]], b.jv[s], b.jw[s], b.lambda);
+      }
+    }
+  }
+  for (int iter = 0; iter < settings.iterative_iterations; ++iter) {
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      ConstraintBlock& b = blocks_[k];
+      Vec3 residual = b.rhs - block_velocity(b, bodies) - regularisation_[k] * b.lambda;
+      Vec3 lambda = b.lambda + inverse_diagonal[k] * residual;
+      // Project each row onto its law.
+      for (int r = 0; r < 3; ++r) {
+        switch (b.kind[r]) {
+          case RowKind::Unused: lambda[r] = 0; break;
+          case RowKind::Normal: lambda[r] = std::max(lambda[r], 0.0); break;
+          case RowKind::LimitLower: lambda[r] = std::max(lambda[r], 0.0); break;
+          case RowKind::LimitUpper: lambda[r] = std::min(lambda[r], 0.0); break;
+          case RowKind::Equality:
+          case RowKind::Friction: break;
+        }
+      }
+      if (b.contact >= 0) {
+        double limit = b.friction * lambda[0];
+        double lt = std::hypot(lambda[1], lambda[2]);
+        if (lt > limit) {
+          double scale = lt > 0 ? limit / lt : 0.0;
+          lambda[1] *= scale;
+          lambda[2] *= scale;
+        }
+      }
+      Vec3 delta = lambda - b.lambda;
+      b.lambda = lambda;
+      for (int s = 0; s < 2; ++s) {
+        if (b.body[s] >= 0 && bodies[b.body[s]].dynamic)
+          apply_block_impulse(bodies[b.body[s]], b.jv[s], b.jw[s], delta);
+      }
+    }
+  }
+  // Modes for the next step's warm start, from the final impulses.
+  for (ConstraintBlock& b : blocks_) {
+    if (b.contact < 0) continue;
+    double lt = std::hypot(b.lambda[1], b.lambda[2]);
+    if (b.lambda[0] <= kImpulseTolerance) b.mode = ContactMode::Inactive;
+    else if (lt >= b.friction * b.lambda[0] * (1.0 - 1e-6)) b.mode = ContactMode::Sliding;
+    else b.mode = ContactMode::Sticking;
+    if (b.mode == ContactMode::Sliding && lt > 0)
+      b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
+  }
+}
+
+IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
+                                                    std::vector<RigidBodySim>& bodies,
+                                                    std::vector<ContactConstraint>& contacts,
+                                                    std::vector<JointSim>& joints, double h,
+                                                    const BlockSolverSettings& settings) {
+  IslandSolveInfo info;
+  h_ = h;
+  bodies_ = island.bodies;
+  blocks_.clear();
+  for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
+  for (int c : island.contacts) {
+    ConstraintBlock block = make_contact_block(contacts[c], c);
+    block.mode = static_cast<ContactMode>(contacts[c].mode);
+    block.lambda = Vec3(contacts[c].normal_impulse, contacts[c].tangent_impulse[0],
+                        contacts[c].tangent_impulse[1]);
+    Vec3 vel = block_velocity(block, bodies);
+    // New or previously inactive contacts start active only if they would close the gap.
+    if (block.mode == ContactMode::Inactive && vel[0] < block.rhs[0]) block.mode = ContactMode::Sticking;
+    if (block.mode == ContactMode::Sliding) {
+      double lt = std::hypot(block.lambda[1], block.lambda[2]);
+      if (lt > 0) block.slide_direction = Vec3(0, block.lambda[1] / lt, block.lambda[2] / lt);
+      else block.mode = ContactMode::Sticking;
+    }
+    blocks_.push_back(block);
+  }
+  regularisation_.resize(blocks_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    double scale = block_diagonal(blocks_[k], bodies).trace() / 3.0;
+    regularisation_[k] = settings.compliance * std::max(scale, 1e-12);
+  }
+
+  // Exact block elimination, unless it would cost more than the iterative method.
+  const long long iterative_cost =
+      static_cast<long long>(settings.iterative_iterations) * 4 * std::max<long long>(1, blocks_.size());
+  bool use_exact = settings.method != BlockMethod::Iterative && !blocks_.empty();
+  const long long budget = settings.method == BlockMethod::Exact
+                               ? 0
+                               : static_cast<long long>(settings.exact_budget_factor * iterative_cost);
+  std::vector<int> rows, pivots;
+  std::vector<Vec3> rhs, x;
+  exact_ = false;
+  if (use_exact) {
+    ordering(settings.ordering, rows, pivots);
+    const std::vector<RigidBodySim> start = bodies;  // velocities before the solve
+    bool converged = false;
+    for (int iter = 0; iter < settings.max_active_set_iterations; ++iter) {
+      assemble(start, lu_, rhs);
+      if (!lu_.factorize(rows, pivots, budget)) break;
+      info.block_ops += lu_.factor_block_ops();
+      lu_.solve(rhs, x);
+      const int nb = static_cast<int>(bodies_.size());
+      for (int l = 0; l < nb; ++l) {
+        bodies[bodies_[l]].v = x[2 * l];
+        bodies[bodies_[l]].w = x[2 * l + 1];
+      }
+      for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = x[2 * nb + k];
+      info.active_set_iterations = iter + 1;
+      exact_ = true;
+      if (!update_modes(bodies)) {
+        converged = true;
+        break;
+      }
+    }
+    if (exact_ && !converged) {
+      // Fallback: the projected iterative method finishes from the last iterate.
+      info.fell_back = true;
+      solve_iterative(bodies, settings, true);
+    } else if (!exact_) {
+      bodies = start;
+    }
+  }
+  if (!exact_ && !blocks_.empty()) {
+    solve_iterative(bodies, settings, false);
+  }
+  info.exact = exact_;
+
+  // Impulses and modes go back for warm starting.
+  for (const ConstraintBlock& b : blocks_) {
+    if (b.contact >= 0) {
+      ContactConstraint& c = contacts[b.contact];
+      c.normal_impulse = b.lambda[0];
+      c.tangent_impulse[0] = b.lambda[1];
+      c.tangent_impulse[1] = b.lambda[2];
+      c.mode = static_cast<std::uint8_t>(b.mode);
+    } else if (b.angular) {
+      joints[b.joint].angular_impulse = b.lambda;
+    } else {
+      joints[b.joint].linear_impulse = b.lambda;
+    }
+  }
+  return info;
+}
+
+void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
+                                            const std::vector<ContactConstraint>& contacts,
+                                            const std::vector<JointSim>& joints,
+                                            const BlockSolverSettings& settings) {
+  if (blocks_.empty()) return;
+  // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
+  std::vector<Vec3> target(blocks_.size(), Vec3::Zero());
+  bool any = false;
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    Vec3 c = Vec3::Zero();
+    if (b.contact >= 0) {
+      const ContactConstraint& cc = contacts[b.contact];
+      const RigidBodySim& a = bodies[cc.body_a];
+      const RigidBodySim& o = bodies[cc.body_b];
+      double separation = ((o.x + o.q * cc.anchor_b) - (a.x + a.q * cc.anchor_a)).dot(cc.normal);
+      // Only overlap beyond the slop is removed; other rows keep their positions.
+      if (separation < -settings.linear_slop) c[0] = separation + settings.linear_slop;
+    } else {
+      c = joint_block_position_error(joints[b.joint], b, bodies);
+    }
+    target[k] = -settings.stabilization * c;
+    if (c.squaredNorm() > 0) any = true;
+  }
+  if (!any) return;
+
+  const int nb = static_cast<int>(bodies_.size());
+  std::vector<Vec3> displacement(2 * nb, Vec3::Zero());
+  if (exact_) {
+    // Same factorisation: [M −Jᵀ; J S][Δq; μ] = [0; −βC].
+    std::vector<Vec3> rhs(unknown_count(), Vec3::Zero()), x;
+    Mat3 jv[2], jw[2], self;
+    Vec3 unused_rhs;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      effective_rows(blocks_[k], jv, jw, self, unused_rhs);
+      Vec3 t = target[k];
+      // Rows the velocity solve held inactive stay free of corrections.
+      for (int r = 0; r < 3; ++r) {
+        if (jv[0].row(r).isZero() && jv[1].row(r).isZero() && jw[0].row(r).isZero() &&
+            jw[1].row(r).isZero())
+          t[r] = 0;
+      }
+      rhs[2 * nb + k] = t;
+    }
+    lu_.solve(rhs, x);
+    for (int i = 0; i < 2 * nb; ++i) displacement[i] = x[i];
+  } else {
+    // Projected block Gauss–Seidel on the linearised position problem (split impulses).
+    std::vector<Vec3> mu(blocks_.size(), Vec3::Zero());
+    std::vector<Mat3> inverse_diagonal(blocks_.size());
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      Mat3 d = block_diagonal(blocks_[k], bodies);
+      for (int r = 0; r < 3; ++r) {
+        bool free_row = blocks_[k].kind[r] == RowKind::Unused || blocks_[k].kind[r] == RowKind::Friction;
+        if (free_row) {
+          d.row(r).setZero();
+          d.col(r).setZero();
+          d(r, r) = 1.0;
+        } else {
+          d(r, r) += regularisation_[k];
+        }
+      }
+      inverse_diagonal[k] = d.inverse();
+    }
+    for (int iter = 0; iter < settings.position_iterations; ++iter) {
+      for (size_t k = 0; k < blocks_.size(); ++k) {
+        const ConstraintBlock& b = blocks_[k];
+        Vec3 moved = Vec3::Zero();
+        for (int s = 0; s < 2; ++s) {
+          int l = local_index(b.body[s]);
+          if (l >= 0) moved += b.jv[s] * displacement[2 * l] + b.jw[s] * displacement[2 * l + 1];
+        }
+        Vec3 next = mu[k] + inverse_diagonal[k] * (target[k] - moved);
+        for (int r = 0; r < 3; ++r) {
+          switch (b.kind[r]) {
+            case RowKind::Unused:
+            case RowKind::Friction: next[r] = 0; break;
+            case RowKind::Normal:
+            case RowKind::LimitLower: next[r] = std::max(next[r], 0.0); break;
+            case RowKind::LimitUpper: next[r] = std::min(next[r], 0.0); break;
+            case RowKind::Equality: break;
+          }
+        }
+        Vec3 delta = next - mu[k];
+        mu[k] = next;
+        for (int s = 0; s < 2; ++s) {
+          int l = local_index(b.body[s]);
+          if (l < 0) continue;
+          const RigidBodySim& body = bodies[b.body[s]];
+          displacement[2 * l] += body.inv_mass * (b.jv[s].transpose() * delta);
+          displacement[2 * l + 1] += body.inv_inertia_world * (b.jw[s].transpose() * delta);
+        }
+      }
+    }
+  }
+  for (int l = 0; l < nb; ++l) {
+    RigidBodySim& body = bodies[bodies_[l]];
+    body.x += displacement[2 * l];
+    body.q = (quat_from_rotation_vector(displacement[2 * l + 1]) * body.q).normalized();
+    body.refresh_world_inertia();
+  }
+}
+
+}  // namespace impetus

@@ -1,0 +1,147 @@
+#include "dynamics/block_sparse_lu.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/LU>
+
+namespace impetus {
+
+namespace {
+
+// Scale-free conditioning proxy of a 3×3 block: |det| / ‖A‖³ (0 for singular blocks).
+double block_quality(const Mat3& a) {
+  double norm = a.norm();
+  if (norm == 0) return 0;
+  return std::abs(a.determinant()) / (norm * norm * norm);
+}
+
+constexpr double kSingularQuality = 1e-13;
+
+const BlockSparseLu::Block* find_block(const std::vector<BlockSparseLu::Block>& row, int col) {
+  auto it = std::lower_bound(row.begin(), row.end(), col,
+                             [](const BlockSparseLu::Block& b, int c) { return b.col < c; });
+  return (it != row.end() && it->col == col) ? &*it : nullptr;
+}
+
+}  // namespace
+
+void BlockSparseLu::reset(int n) {
+  rows_.assign(n, {});
+  col_rows_.assign(n, {});
+  steps_.clear();
+  updates_.clear();
+  block_ops_ = 0;
+  fill_blocks_ = 0;
+}
+
+void BlockSparseLu::add(int row, int col, const Mat3& a) {
+  std::vector<Block>& r = rows_[row];
+  auto it = std::lower_bound(r.begin(), r.end(), col,
+                             [](const Block& b, int c) { return b.col < c; });
+  if (it != r.end() && it->col == col) {
+    it->a += a;
+    return;
+  }
+  r.insert(it, Block{col, a});
+  col_rows_[col].push_back(row);
+}
+
+long long BlockSparseLu::stored_blocks() const {
+  long long n = 0;
+  for (const auto& r : rows_) n += static_cast<long long>(r.size());
+  return n;
+}
+
+bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
+                              long long max_block_ops) {
+  aborted_ = false;
+  const int n = size();
+  std::vector<char> row_done(n, 0), col_done(n, 0);
+  steps_.clear();
+  updates_.clear();
+  block_ops_ = 0;
+  fill_blocks_ = 0;
+  std::vector<Block> merged;
+  for (size_t k = 0; k < row_order.size(); ++k) {
+    const int r = row_order[k];
+    std::vector<Block>& pivot_row = rows_[r];
+    // Choose the pivot column.
+    int c = pivot_cols.empty() ? r : pivot_cols[k];
+    if (c < 0) {
+      double best = kSingularQuality;
+      for (const Block& b : pivot_row) {
+        if (col_done[b.col]) continue;
+        double q = block_quality(b.a);
+        if (q > best) {
+          best = q;
+          c = b.col;
+        }
+      }
+      if (c < 0) return false;
+    }
+    const Block* pivot = find_block(pivot_row, c);
+    if (!pivot || col_done[c] || block_quality(pivot->a) <= kSingularQuality) return false;
+    Step step;
+    step.row = r;
+    step.col = c;
+    step.pivot_inverse = pivot->a.fullPivLu().inverse();
+    // Eliminate column c from every remaining row that holds it.
+    for (int i : col_rows_[c]) {
+      if (i == r || row_done[i]) continue;
+      std::vector<Block>& target = rows_[i];
+      const Block* tb = find_block(target, c);
+      if (!tb) continue;
+      Mat3 multiplier = tb->a * step.pivot_inverse;
+      updates_.push_back(Update{i, r, multiplier});
+      merged.clear();
+      merged.reserve(target.size() + pivot_row.size());
+      size_t a = 0, b = 0;
+      while (a < target.size() || b < pivot_row.size()) {
+        int ca = a < target.size() ? target[a].col : n;
+        int cb = b < pivot_row.size() ? pivot_row[b].col : n;
+        if (ca < cb) {
+          if (ca != c) merged.push_back(target[a]);
+          ++a;
+        } else if (cb < ca) {
+          if (cb != c) {
+            merged.push_back(Block{cb, -(multiplier * pivot_row[b].a)});
+            col_rows_[cb].push_back(i);
+            ++fill_blocks_;
+          }
+          ++b;
+          ++block_ops_;
+        } else {
+          if (ca != c) merged.push_back(Block{ca, target[a].a - multiplier * pivot_row[b].a});
+          ++a;
+          ++b;
+          ++block_ops_;
+        }
+      }
+      target.swap(merged);
+    }
+    row_done[r] = 1;
+    col_done[c] = 1;
+    if (max_block_ops > 0 && block_ops_ > max_block_ops) {
+      aborted_ = true;
+      return false;
+    }
+    steps_.push_back(step);
+  }
+  return static_cast<int>(steps_.size()) == n;
+}
+
+void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
+  std::vector<Vec3> y = b;
+  for (const Update& u : updates_) y[u.target_row] -= u.multiplier * y[u.pivot_row];
+  x.assign(b.size(), Vec3::Zero());
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+    Vec3 rhs = y[it->row];
+    for (const Block& blk : rows_[it->row]) {
+      if (blk.col != it->col) rhs -= blk.a * x[blk.col];
+    }
+    x[it->col] = it->pivot_inverse * rhs;
+  }
+}
+
+}  // namespace impetus

@@ -1,0 +1,67 @@
+#pragma once
+// Block-sparse Gaussian elimination with 3×3 blocks (paper 5, §III.1: storing and eliminating
+// the sparse system in 3×3 blocks). Rows are eliminated in a caller-given order; the pivot
+// column of each row is either given (diagonal pivots, as ordering B uses) or chosen among the
+// row's remaining blocks as the best-conditioned invertible one (orderings A and C, whose row
+// orders put equations first that have no invertible diagonal block). Fill-in is created as
+// elimination needs it, so the cost of an ordering is exactly what the paper compares.
+// The factorisation is kept so further right-hand sides (post-stabilisation) reuse it.
+#include <vector>
+
+#include "collision/base/math.h"
+
+namespace impetus {
+
+class BlockSparseLu {
+ public:
+  struct Block {
+    int col = 0;
+    Mat3 a = Mat3::Zero();
+  };
+
+  /// Square system of n block rows/columns, all zero.
+  void reset(int n);
+  int size() const { return static_cast<int>(rows_.size()); }
+  /// A[row][col] += a.
+  void add(int row, int col, const Mat3& a);
+  /// Number of stored (structurally non-zero) blocks, before or after factorisation.
+  long long stored_blocks() const;
+
+  /// Eliminates rows in `row_order`. With `pivot_cols` empty the pivot of row r is column r
+  /// (diagonal); otherwise pivot_cols[k] is the pivot column for row_order[k]; a value of -1
+  /// lets the row choose its best-conditioned remaining block. Returns false when a pivot block
+  /// is singular (the system is then left unusable).
+  /// `max_block_ops` > 0 aborts (returns false, aborted() true) once elimination has spent that
+  /// many block operations: the caller then switches to an iterative method.
+  bool factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols = {},
+                 long long max_block_ops = 0);
+  bool aborted() const { return aborted_; }
+  /// Solves A x = b with the factorisation; b and x are per block (size() entries).
+  void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
+
+  /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.
+  long long factor_block_ops() const { return block_ops_; }
+  long long fill_blocks() const { return fill_blocks_; }
+
+ private:
+  struct Step {
+    int row = 0;
+    int col = 0;
+    Mat3 pivot_inverse = Mat3::Identity();
+  };
+  struct Update {
+    int target_row = 0;
+    int pivot_row = 0;
+    Mat3 multiplier = Mat3::Zero();  // row_target -= multiplier · row_pivot
+  };
+
+  std::vector<std::vector<Block>> rows_;     // sorted by column
+  std::vector<std::vector<int>> col_rows_;   // rows holding a block in each column
+  std::vector<Step> steps_;
+  std::vector<Update> updates_;
+  long long block_ops_ = 0;
+  long long fill_blocks_ = 0;
+  bool aborted_ = false;
+};
+
+}  // namespace impetus

@@ -1,0 +1,222 @@
+#include "dynamics/constraint_rows.h"
+
+#include <cmath>
+
+namespace impetus {
+
+namespace {
+
+const RigidBodySim& world_body() {
+  static const RigidBodySim world;  // at the origin, identity, at rest, infinite mass
+  return world;
+}
+
+const RigidBodySim& body_or_world(const std::vector<RigidBodySim>& bodies, int index) {
+  return index >= 0 ? bodies[index] : world_body();
+}
+
+// Where the joint's anchors are now, and its axis in world.
+struct JointPose {
+  Vec3 pa, pb, ra, rb, axis;
+  Quat qa, qb;
+};
+
+JointPose joint_pose(const JointSim& j, const std::vector<RigidBodySim>& bodies) {
+  const RigidBodySim& a = bodies[j.body_a];
+  const RigidBodySim& b = body_or_world(bodies, j.body_b);
+  JointPose p;
+  p.qa = a.q;
+  p.qb = b.q;
+  p.ra = a.q * j.anchor_a;
+  p.pa = a.x + p.ra;
+  p.rb = b.q * j.anchor_b;
+  p.pb = b.x + p.rb;
+  p.axis = b.q * j.axis_b;
+  return p;
+}
+
+// Rows of the block (unit directions) and their sign: +1 rows measure b − a, −1 rows a − b
+// (limit rows measure the joint coordinate of a relative to b).
+Mat3 axis_rows(const Vec3& axis) {
+  Vec3 p1 = any_orthogonal(axis);
+  Vec3 p2 = axis.cross(p1);
+  Mat3 d;
+  d.row(0) = p1.transpose();
+  d.row(1) = p2.transpose();
+  d.row(2) = axis.transpose();
+  return d;
+}
+
+Vec3 rotation_vector(Quat q) {
+  if (q.w() < 0) q.coeffs() = -q.coeffs();  // shortest rotation
+  Vec3 v = q.vec();
+  double s = v.norm();
+  if (s < 1e-12) return 2.0 * v;
+  return v * (2.0 * std::atan2(s, q.w()) / s);
+}
+
+// Relative rotation error E = q_b · rest · q_a⁻¹: identity when the joint holds; its rotation
+// vector grows with ω_b − ω_a.
+Vec3 angular_error(const JointSim& j, const JointPose& p) {
+  return rotation_vector(p.qb * j.rest_relative * p.qa.conjugate());
+}
+
+bool has_limit_row(const JointSim& j, bool angular) {
+  if (!j.limits) return false;
+  return (j.kind == JointKind::Hinge && angular) || (j.kind == JointKind::Slider && !angular);
+}
+
+void set_limit_row(const JointSim& j, double value, double rate, double h, ConstraintBlock& block) {
+  const double lo = (*j.limits)[0], hi = (*j.limits)[1];
+  block.rhs[2] = 0;
+  if (hi - lo <= 0) {  // a locked coordinate
+    block.kind[2] = RowKind::Equality;
+    block.rhs[2] = (lo - value) / h;
+    block.limit_active[2] = true;
+    return;
+  }
+  const bool near_lower = (value - lo) <= (hi - value);
+  block.kind[2] = near_lower ? RowKind::LimitLower : RowKind::LimitUpper;
+  const double limit = near_lower ? lo : hi;
+  block.rhs[2] = (limit - value) / h;  // reach the limit exactly at the end of the step
+  const double predicted = value + h * rate;
+  block.limit_active[2] = near_lower ? predicted < lo : predicted > hi;
+}
+
+}  // namespace
+
+ConstraintBlock make_contact_block(const ContactConstraint& c, int contact_index) {
+  ConstraintBlock block;
+  block.body = {c.body_a, c.body_b};
+  Mat3 d;
+  d.row(0) = c.normal.transpose();
+  d.row(1) = c.tangent1.transpose();
+  d.row(2) = c.tangent2.transpose();
+  // row·(v + ω×r) = row·v + (r×row)·ω
+  block.jv[1] = d;
+  block.jw[1] = d * skew(c.rb).transpose();
+  block.jv[0] = -d;
+  block.jw[0] = -(d * skew(c.ra).transpose());
+  block.rhs = Vec3(c.velocity_target, 0, 0);
+  block.kind = {RowKind::Normal, RowKind::Friction, RowKind::Friction};
+  block.contact = contact_index;
+  block.friction = c.friction;
+  return block;
+}
+
+void append_joint_blocks(const JointSim& j, int joint_index, const std::vector<RigidBodySim>& bodies,
+                         double h, std::vector<ConstraintBlock>& out) {
+  const JointPose p = joint_pose(j, bodies);
+  const RigidBodySim& a = bodies[j.body_a];
+  const RigidBodySim& b = body_or_world(bodies, j.body_b);
+
+  // Linear block: the anchor points move together (paper 5, eq. 8); sliders free the axis row.
+  ConstraintBlock lin;
+  lin.body = {j.body_a, j.body_b};
+  lin.joint = joint_index;
+  lin.angular = false;
+  Mat3 d = j.kind == JointKind::Slider ? axis_rows(p.axis) : Mat3::Identity();
+  Vec3 sign(1, 1, 1);
+  if (j.kind == JointKind::Slider) {
+    sign[2] = -1;
+    if (has_limit_row(j, false)) {
+      double value = p.axis.dot(p.pa - p.pb);
+      double rate = p.axis.dot(a.point_velocity(p.pa) - b.point_velocity(p.pb));
+      set_limit_row(j, value, rate, h, lin);
+    } else {
+      lin.kind[2] = RowKind::Unused;
+    }
+  }
+  Mat3 sd = sign.asDiagonal() * d;
+  lin.jv[1] = sd;
+  lin.jw[1] = sd * skew(p.rb).transpose();
+  lin.jv[0] = -sd;
+  lin.jw[0] = -(sd * skew(p.ra).transpose());
+  lin.lambda = j.linear_impulse;
+  out.push_back(lin);
+  if (!j.has_angular_block()) return;
+
+  // Angular block: relative rotation locked (fixed, slider) or free about the hinge axis.
+  ConstraintBlock ang;
+  ang.body = {j.body_a, j.body_b};
+  ang.joint = joint_index;
+  ang.angular = true;
+  Mat3 da = j.kind == JointKind::Hinge ? axis_rows(p.axis) : Mat3::Identity();
+  Vec3 sa(1, 1, 1);
+  if (j.kind == JointKind::Hinge) {
+    sa[2] = -1;
+    if (has_limit_row(j, true)) {
+      double value = joint_coordinate(j, bodies);
+      double rate = p.axis.dot(a.w - b.w);
+      set_limit_row(j, value, rate, h, ang);
+    } else {
+      ang.kind[2] = RowKind::Unused;
+    }
+  }
+  Mat3 sda = sa.asDiagonal() * da;
+  ang.jw[1] = sda;
+  ang.jw[0] = -sda;
+  ang.lambda = j.angular_impulse;
+  out.push_back(ang);
+}
+
+Vec3 joint_block_position_error(const JointSim& j, const ConstraintBlock& block,
+                                const std::vector<RigidBodySim>& bodies) {
+  const JointPose p = joint_pose(j, bodies);
+  Vec3 c = Vec3::Zero();
+  if (!block.angular) {
+    Vec3 gap = p.pb - p.pa;
+    if (j.kind == JointKind::Slider) {
+      Mat3 d = axis_rows(p.axis);
+      c[0] = d.row(0).dot(gap);
+      c[1] = d.row(1).dot(gap);
+    } else {
+      c = gap;
+    }
+  } else {
+    Vec3 e = angular_error(j, p);
+    if (j.kind == JointKind::Hinge) {
+      Mat3 d = axis_rows(p.axis);
+      c[0] = d.row(0).dot(e);
+      c[1] = d.row(1).dot(e);
+    } else {
+      c = e;
+    }
+  }
+  if (block.kind[2] == RowKind::LimitLower || block.kind[2] == RowKind::LimitUpper ||
+      (block.limit_active[2] && block.kind[2] == RowKind::Equality)) {
+    const double value = joint_coordinate(j, bodies);
+    const double lo = (*j.limits)[0], hi = (*j.limits)[1];
+    // Rows measure a − b: C < 0 below the lower limit, C > 0 above the upper one.
+    c[2] = value < lo ? value - lo : value > hi ? value - hi : 0.0;
+  }
+  return c;
+}
+
+JointError measure_joint_error(const JointSim& j, const std::vector<RigidBodySim>& bodies) {
+  const JointPose p = joint_pose(j, bodies);
+  JointError err;
+  Vec3 gap = p.pb - p.pa;
+  if (j.kind == JointKind::Slider) gap -= p.axis * p.axis.dot(gap);
+  err.linear = gap.norm();
+  if (j.has_angular_block()) {
+    Vec3 e = angular_error(j, p);
+    if (j.kind == JointKind::Hinge) e -= p.axis * p.axis.dot(e);
+    err.angular = e.norm();
+  }
+  return err;
+}
+
+double joint_coordinate(const JointSim& j, const std::vector<RigidBodySim>& bodies) {
+  const JointPose p = joint_pose(j, bodies);
+  if (j.kind == JointKind::Slider) return p.axis.dot(p.pa - p.pb);
+  if (j.kind != JointKind::Hinge) return 0;
+  // Rotation of a relative to b since t = 0, in b's axes: d = (q_b⁻¹ q_a) rest⁻¹.
+  Quat d = (p.qb.conjugate() * p.qa) * j.rest_relative.conjugate();
+  double angle = 2.0 * std::atan2(d.vec().dot(j.axis_b), d.w());
+  if (angle > kPi) angle -= 2 * kPi;
+  if (angle <= -kPi) angle += 2 * kPi;
+  return angle;
+}
+
+}  // namespace impetus

@@ -1,0 +1,23 @@
+#pragma once
+// Islands: dynamic bodies connected through contacts and joints (static and kinematic bodies do
+// not connect islands). Built with union-find; islands, and the bodies, contacts and joints in
+// each, come out sorted by index so that everything after is independent of discovery order.
+#include <array>
+#include <vector>
+
+namespace impetus {
+
+struct Island {
+  std::vector<int> bodies;    // dense body indices, ascending (dynamic bodies only)
+  std::vector<int> contacts;  // indices into the contact list, ascending
+  std::vector<int> joints;    // indices into the joint list, ascending
+};
+
+/// `dynamic[i]` tells which bodies are unknowns; `contact_bodies` / `joint_bodies` give each
+/// constraint's two body indices (-1 = world). Constraints with no dynamic body are dropped.
+/// Islands are ordered by their smallest body index.
+std::vector<Island> build_islands(const std::vector<char>& dynamic,
+                                  const std::vector<std::array<int, 2>>& contact_bodies,
+                                  const std::vector<std::array<int, 2>>& joint_bodies);
+
+}  // namespace impetus

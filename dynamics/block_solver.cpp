@@ -97,8 +97,8 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
                          body.q.toRotationMatrix().transpose();
     lu.add(2 * l, 2 * l, mass * Mat3::Identity());
     lu.add(2 * l + 1, 2 * l + 1, inertia_world);
-    rhs[2 * l] = mass * body.v;
-    rhs[2 * l + 1] = inertia_world * body.w;
+    rhs[2 * l] = mass * u0_[2 * l];
+    rhs[2 * l + 1] = inertia_world * u0_[2 * l + 1];
   }
   Mat3 jv[2], jw[2], self;
   Vec3 c;
@@ -116,8 +116,10 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
       if (l >= 0) {
         lu.add(row, 2 * l, jv[s]);
         lu.add(row, 2 * l + 1, jw[s]);
-        lu.add(2 * l, row, -jv[s].transpose());
-        lu.add(2 * l + 1, row, -jw[s].transpose());
+        // The impulse acts through the full rows (a sliding row's impulse, tied to λₙ, still
+        // pushes the body); only the velocity equation of the row is replaced.
+        lu.add(2 * l, row, -b.jv[s].transpose());
+        lu.add(2 * l + 1, row, -b.jw[s].transpose());
       } else if (b.body[s] >= 0) {
         // Static or kinematic body: its velocity is known.
         const RigidBodySim& body = bodies[b.body[s]];
@@ -227,7 +229,10 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
 
 bool IslandBlockSolver::update_modes(const std::vector<RigidBodySim>& bodies) {
   bool changed = false;
-  for (ConstraintBlock& b : blocks_) {
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    ConstraintBlock& b = blocks_[k];
+    // During an impact of the propagation pass the other contacts stay out of the solve.
+    if (b.contact >= 0 && impact_block_ >= 0 && static_cast<int>(k) != impact_block_) continue;
     Vec3 vel = block_velocity(b, bodies);
     if (b.contact >= 0) {
       const double lambda_n = b.lambda[0];
@@ -324,27 +329,7 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     for (size_t k = 0; k < blocks_.size(); ++k) {
       ConstraintBlock& b = blocks_[k];
       Vec3 residual = b.rhs - block_velocity(b, bodies) - regularisation_[k] * b.lambda;
-      Vec3 lambda = b.lambda + inverse_diagonal[k] * residual;
-      // Project each row onto its law.
-      for (int r = 0; r < 3; ++r) {
-        switch (b.kind[r]) {
-          case RowKind::Unused: lambda[r] = 0; break;
-          case RowKind::Normal: lambda[r] = std::max(lambda[r], 0.0); break;
-          case RowKind::LimitLower: lambda[r] = std::max(lambda[r], 0.0); break;
-          case RowKind::LimitUpper: lambda[r] = std::min(lambda[r], 0.0); break;
-          case RowKind::Equality:
-          case RowKind::Friction: break;
-        }
-      }
-      if (b.contact >= 0) {
-        double limit = b.friction * lambda[0];
-        double lt = std::hypot(lambda[1], lambda[2]);
-        if (lt > limit) {
-          double scale = lt > 0 ? limit / lt : 0.0;
-          lambda[1] *= scale;
-          lambda[2] *= scale;
-        }
-      }
+      Vec3 lambda = project_block_impulse(b, b.lambda + inverse_diagonal[k] * residual);
       Vec3 delta = lambda - b.lambda;
       b.lambda = lambda;
       for (int s = 0; s < 2; ++s) {
@@ -365,6 +350,140 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   }
 }
 
+bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
+                                       const BlockSolverSettings& settings,
+                                       const std::vector<int>& rows, const std::vector<int>& pivots,
+                                       long long budget, IslandSolveInfo& info) {
+  const int nb = static_cast<int>(bodies_.size());
+  std::vector<Vec3> rhs, x;
+  for (int iter = 0; iter < settings.max_active_set_iterations; ++iter) {
+    assemble(bodies, lu_, rhs);
+    if (!lu_.factorize(rows, pivots, budget)) {
+      restore_start_velocities(bodies);
+      return false;
+    }
+    info.block_ops += lu_.factor_block_ops();
+    lu_.solve(rhs, x);
+    for (int l = 0; l < nb; ++l) {
+      bodies[bodies_[l]].v = x[2 * l];
+      bodies[bodies_[l]].w = x[2 * l + 1];
+    }
+    for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = x[2 * nb + k];
+    info.active_set_iterations += 1;
+    if (!update_modes(bodies)) return true;
+  }
+  // Fallback: the active set cycled (degenerate contact sets do that: four coplanar corners
+  // admit many impulse distributions). The projected iterative method solves the step from the
+  // start velocities and last step's impulses instead.
+  info.fell_back = true;
+  restore_start_velocities(bodies);
+  for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
+  solve_iterative(bodies, settings, false);
+  return true;
+}
+
+double IslandBlockSolver::kinetic_energy(const std::vector<RigidBodySim>& bodies) const {
+  double e = 0;
+  for (int i : bodies_) {
+    const RigidBodySim& b = bodies[i];
+    Vec3 wb = b.q.conjugate() * b.w;
+    e += 0.5 * b.v.squaredNorm() / b.inv_mass + 0.5 * wb.dot(b.inertia_local * wb);
+  }
+  return e;
+}
+
+double IslandBlockSolver::start_kinetic_energy() const {
+  double e = 0;
+  for (size_t l = 0; l < bodies_.size(); ++l) {
+    e += 0.5 * u0_[2 * l].squaredNorm() / start_inv_mass_[l] +
+         0.5 * u0_[2 * l + 1].dot(start_inertia_[l] * u0_[2 * l + 1]);
+  }
+  return e;
+}
+
+void IslandBlockSolver::save_start_velocities(const std::vector<RigidBodySim>& bodies) {
+  u0_.resize(2 * bodies_.size());
+  start_inv_mass_.resize(bodies_.size());
+  start_inertia_.resize(bodies_.size());
+  for (size_t l = 0; l < bodies_.size(); ++l) {
+    const RigidBodySim& b = bodies[bodies_[l]];
+    u0_[2 * l] = b.v;
+    u0_[2 * l + 1] = b.w;
+    start_inv_mass_[l] = b.inv_mass;
+    Mat3 r = b.q.toRotationMatrix();
+    start_inertia_[l] = r * b.inertia_local * r.transpose();
+  }
+}
+
+void IslandBlockSolver::restore_start_velocities(std::vector<RigidBodySim>& bodies) const {
+  for (size_t l = 0; l < bodies_.size(); ++l) {
+    bodies[bodies_[l]].v = u0_[2 * l];
+    bodies[bodies_[l]].w = u0_[2 * l + 1];
+  }
+}
+
+bool IslandBlockSolver::propagate_impacts(std::vector<RigidBodySim>& bodies,
+                                          const std::vector<ContactConstraint>& contacts,
+                                          const BlockSolverSettings& settings,
+                                          const std::vector<int>& rows,
+                                          const std::vector<int>& pivots, long long budget,
+                                          IslandSolveInfo& info) {
+  // Impacts one at a time, the fastest approach first, each solved with the whole island (its
+  // joints and the articulated bodies' coupled inertia) but only that contact active — the
+  // sequential collision processing that lets a Newton's cradle pass its momentum through,
+  // which a single simultaneous solve cannot (it splits the momentum among touching balls).
+  std::vector<ContactMode> modes(blocks_.size());
+  std::vector<Vec3> total(blocks_.size(), Vec3::Zero());
+  const int max_impacts = 4 * static_cast<int>(blocks_.size());
+  bool any = false;
+  for (int impact = 0; impact < max_impacts; ++impact) {
+    int chosen = -1;
+    double fastest = -settings.restitution_threshold;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      const ConstraintBlock& b = blocks_[k];
+      if (b.contact < 0) continue;
+      const ContactConstraint& c = contacts[b.contact];
+      if (c.restitution <= 0) continue;
+      double vn = block_velocity(b, bodies)[0];
+      if (c.separation > 0 && vn * h_ >= -c.separation) continue;  // will not touch this step
+      if (vn < fastest) {
+        fastest = vn;
+        chosen = static_cast<int>(k);
+      }
+    }
+    if (chosen < 0) break;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      modes[k] = blocks_[k].mode;
+      if (blocks_[k].contact >= 0) blocks_[k].mode = ContactMode::Inactive;
+    }
+    ConstraintBlock& hit = blocks_[chosen];
+    hit.mode = ContactMode::Sticking;
+    const double saved_target = hit.rhs[0];
+    hit.rhs[0] = -contacts[hit.contact].restitution * fastest;  // paper 5, eq. 5
+    save_start_velocities(bodies);
+    impact_block_ = chosen;
+    const bool solved = run_active_set(bodies, settings, rows, pivots, budget, info);
+    impact_block_ = -1;
+    hit.rhs[0] = saved_target;
+    for (size_t k = 0; k < blocks_.size(); ++k) {
+      if (solved) total[k] += blocks_[k].lambda;
+      blocks_[k].mode = modes[k];
+    }
+    if (!solved) return any;
+    any = true;
+  }
+  if (any) {
+    // The bounces have happened: what remains is resting or inelastic contact.
+    for (ConstraintBlock& b : blocks_) {
+      if (b.contact < 0) continue;
+      const double separation = contacts[b.contact].separation;
+      b.rhs[0] = separation > 0 ? -separation / h_ : 0.0;
+    }
+    impact_impulses_ = std::move(total);
+  }
+  return any;
+}
+
 IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
                                                     std::vector<RigidBodySim>& bodies,
                                                     std::vector<ContactConstraint>& contacts,
@@ -374,6 +493,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   h_ = h;
   bodies_ = island.bodies;
   blocks_.clear();
+  impact_impulses_.clear();
   for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
   for (int c : island.contacts) {
     ConstraintBlock block = make_contact_block(contacts[c], c);
@@ -391,68 +511,64 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     blocks_.push_back(block);
   }
   regularisation_.resize(blocks_.size());
+  warm_lambda_.resize(blocks_.size());
   for (size_t k = 0; k < blocks_.size(); ++k) {
     double scale = block_diagonal(blocks_[k], bodies).trace() / 3.0;
-    regularisation_[k] = settings.compliance * std::max(scale, 1e-12);
+    double compliance = blocks_[k].contact >= 0 ? settings.contact_compliance : settings.compliance;
+    regularisation_[k] = compliance * std::max(scale, 1e-12);
+    warm_lambda_[k] = blocks_[k].lambda;
   }
 
   // Exact block elimination, unless it would cost more than the iterative method.
   const long long iterative_cost =
       static_cast<long long>(settings.iterative_iterations) * 4 * std::max<long long>(1, blocks_.size());
-  bool use_exact = settings.method != BlockMethod::Iterative && !blocks_.empty();
   const long long budget = settings.method == BlockMethod::Exact
                                ? 0
                                : static_cast<long long>(settings.exact_budget_factor * iterative_cost);
-  std::vector<int> rows, pivots;
-  std::vector<Vec3> rhs, x;
   exact_ = false;
-  if (use_exact) {
+  int contact_blocks = 0;
+  for (const ConstraintBlock& b : blocks_) contact_blocks += b.contact >= 0 ? 1 : 0;
+  const bool exact_allowed = settings.method == BlockMethod::Exact ||
+                             (settings.method == BlockMethod::Auto &&
+                              contact_blocks <= settings.max_exact_contacts);
+  if (exact_allowed && !blocks_.empty()) {
+    std::vector<int> rows, pivots;
     ordering(settings.ordering, rows, pivots);
-    const std::vector<RigidBodySim> start = bodies;  // velocities before the solve
-    bool converged = false;
-    for (int iter = 0; iter < settings.max_active_set_iterations; ++iter) {
-      assemble(start, lu_, rhs);
-      if (!lu_.factorize(rows, pivots, budget)) break;
-      info.block_ops += lu_.factor_block_ops();
-      lu_.solve(rhs, x);
-      const int nb = static_cast<int>(bodies_.size());
-      for (int l = 0; l < nb; ++l) {
-        bodies[bodies_[l]].v = x[2 * l];
-        bodies[bodies_[l]].w = x[2 * l + 1];
-      }
-      for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = x[2 * nb + k];
-      info.active_set_iterations = iter + 1;
-      exact_ = true;
-      if (!update_modes(bodies)) {
-        converged = true;
-        break;
-      }
+    propagate_impacts(bodies, contacts, settings, rows, pivots, budget, info);
+    save_start_velocities(bodies);
+    bool solved = run_active_set(bodies, settings, rows, pivots, budget, info);
+    // Contacts and joints without restitution only take kinetic energy out. A solution that
+    // adds energy comes from a near-singular active set (redundant contacts): reject it.
+    if (solved && kinetic_energy(bodies) > start_kinetic_energy() * (1 + 1e-6) + 1e-9) {
+      restore_start_velocities(bodies);
+      for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
+      solved = false;
+      info.rejected = true;
     }
-    if (exact_ && !converged) {
-      // Fallback: the projected iterative method finishes from the last iterate.
-      info.fell_back = true;
-      solve_iterative(bodies, settings, true);
-    } else if (!exact_) {
-      bodies = start;
-    }
+    // After a fallback the factorisation belongs to a rejected active set: the position
+    // correction then uses the iterative method too.
+    exact_ = solved && !info.fell_back;
+    info.exact = solved;
   }
-  if (!exact_ && !blocks_.empty()) {
+  if (!info.exact && !blocks_.empty()) {
+    save_start_velocities(bodies);
     solve_iterative(bodies, settings, false);
   }
-  info.exact = exact_;
 
   // Impulses and modes go back for warm starting.
-  for (const ConstraintBlock& b : blocks_) {
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    Vec3 lambda = b.lambda + (impact_impulses_.empty() ? Vec3::Zero() : impact_impulses_[k]);
     if (b.contact >= 0) {
       ContactConstraint& c = contacts[b.contact];
-      c.normal_impulse = b.lambda[0];
-      c.tangent_impulse[0] = b.lambda[1];
-      c.tangent_impulse[1] = b.lambda[2];
+      c.normal_impulse = lambda[0];
+      c.tangent_impulse[0] = lambda[1];
+      c.tangent_impulse[1] = lambda[2];
       c.mode = static_cast<std::uint8_t>(b.mode);
     } else if (b.angular) {
-      joints[b.joint].angular_impulse = b.lambda;
+      joints[b.joint].angular_impulse = lambda;
     } else {
-      joints[b.joint].linear_impulse = b.lambda;
+      joints[b.joint].linear_impulse = lambda;
     }
   }
   return info;
@@ -462,7 +578,19 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
                                             const std::vector<ContactConstraint>& contacts,
                                             const std::vector<JointSim>& joints,
                                             const BlockSolverSettings& settings) {
-  if (blocks_.empty()) return;
+  // The exact path re-linearises: each pass measures the errors again at the corrected poses
+  // and solves with the same factorisation (a Newton-like iteration on the position error).
+  const int passes = exact_ ? settings.stabilization_passes : 1;
+  for (int pass = 0; pass < passes; ++pass) {
+    if (!stabilize_once(bodies, contacts, joints, settings)) break;
+  }
+}
+
+bool IslandBlockSolver::stabilize_once(std::vector<RigidBodySim>& bodies,
+                                       const std::vector<ContactConstraint>& contacts,
+                                       const std::vector<JointSim>& joints,
+                                       const BlockSolverSettings& settings) {
+  if (blocks_.empty()) return false;
   // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
   std::vector<Vec3> target(blocks_.size(), Vec3::Zero());
   bool any = false;
@@ -471,9 +599,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
     Vec3 c = Vec3::Zero();
     if (b.contact >= 0) {
       const ContactConstraint& cc = contacts[b.contact];
-      const RigidBodySim& a = bodies[cc.body_a];
-      const RigidBodySim& o = bodies[cc.body_b];
-      double separation = ((o.x + o.q * cc.anchor_b) - (a.x + a.q * cc.anchor_a)).dot(cc.normal);
+      double separation = contact_separation(cc, bodies[cc.body_a], bodies[cc.body_b]);
       // Only overlap beyond the slop is removed; other rows keep their positions.
       if (separation < -settings.linear_slop) c[0] = separation + settings.linear_slop;
     } else {
@@ -482,7 +608,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
     target[k] = -settings.stabilization * c;
     if (c.squaredNorm() > 0) any = true;
   }
-  if (!any) return;
+  if (!any) return false;
 
   const int nb = static_cast<int>(bodies_.size());
   std::vector<Vec3> displacement(2 * nb, Vec3::Zero());
@@ -555,10 +681,15 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   }
   for (int l = 0; l < nb; ++l) {
     RigidBodySim& body = bodies[bodies_[l]];
-    body.x += displacement[2 * l];
-    body.q = (quat_from_rotation_vector(displacement[2 * l + 1]) * body.q).normalized();
+    // A correction is a small fix of drift, never a teleport: clamp it per pass.
+    Vec3 dx = displacement[2 * l], dq = displacement[2 * l + 1];
+    if (dx.norm() > settings.max_linear_correction) dx *= settings.max_linear_correction / dx.norm();
+    if (dq.norm() > settings.max_angular_correction) dq *= settings.max_angular_correction / dq.norm();
+    body.x += dx;
+    body.q = (quat_from_rotation_vector(dq) * body.q).normalized();
     body.refresh_world_inertia();
   }
+  return true;
 }
 
 }  // namespace impetus

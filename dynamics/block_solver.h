@@ -39,15 +39,23 @@ struct BlockSolverSettings {
   int iterative_iterations = 20;      // projected block Gauss–Seidel sweeps
   int position_iterations = 4;        // iterative post-stabilisation sweeps
   double restitution_threshold = 0.5; // [m/s]
-  double linear_slop = 0.0005;        // overlap left uncorrected [m]
-  double stabilization = 0.5;         // fraction of the position error removed per step
-  double compliance = 1e-9;           // relative regularisation of equality rows (redundancy)
+  double linear_slop = 0.00005;       // overlap left uncorrected [m]
+  double stabilization = 1.0;         // fraction of the position error removed per pass
+  int stabilization_passes = 2;       // exact path: re-linearised correction passes per step
+  double max_linear_correction = 0.05;   // per body and pass [m]
+  double max_angular_correction = 0.2;   // per body and pass [rad]
+  double compliance = 1e-9;           // relative regularisation of joint rows (closed loops)
+  double contact_compliance = 1e-6;   // relative regularisation of contact rows (redundant corners)
   double exact_budget_factor = 2.0;   // exact elimination may cost this × the iterative method
+  // Islands with more contact blocks go to the iterative method directly: many contacts in
+  // loops fill in and make the active set cycle between equivalent impulse distributions.
+  int max_exact_contacts = 48;
 };
 
 struct IslandSolveInfo {
   bool exact = false;
   bool fell_back = false;
+  bool rejected = false;  // the exact solution added energy and was replaced
   int active_set_iterations = 0;
   long long block_ops = 0;
 };
@@ -69,7 +77,8 @@ class IslandBlockSolver {
 
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
   void ordering(BlockOrdering which, std::vector<int>& rows, std::vector<int>& pivots) const;
-  /// Assembles the current system (blocks and modes) into `lu` with right-hand side `rhs`.
+  /// Assembles the current system (blocks and modes) into `lu` with right-hand side `rhs`; the
+  /// momentum rows use the velocities saved by save_start_velocities().
   void assemble(const std::vector<RigidBodySim>& bodies, BlockSparseLu& lu,
                 std::vector<Vec3>& rhs) const;
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
@@ -80,6 +89,22 @@ class IslandBlockSolver {
   Vec3 block_velocity(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
   void effective_rows(const ConstraintBlock& b, Mat3 jv[2], Mat3 jw[2], Mat3& self, Vec3& rhs) const;
   bool update_modes(const std::vector<RigidBodySim>& bodies);
+  /// Active-set iteration over the exact system; false when elimination failed or was
+  /// abandoned (velocities restored). Falls back to the iterative method if it does not settle.
+  bool run_active_set(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings,
+                      const std::vector<int>& rows, const std::vector<int>& pivots,
+                      long long budget, IslandSolveInfo& info);
+  bool propagate_impacts(std::vector<RigidBodySim>& bodies,
+                         const std::vector<ContactConstraint>& contacts,
+                         const BlockSolverSettings& settings, const std::vector<int>& rows,
+                         const std::vector<int>& pivots, long long budget, IslandSolveInfo& info);
+  bool stabilize_once(std::vector<RigidBodySim>& bodies,
+                      const std::vector<ContactConstraint>& contacts,
+                      const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
+  double kinetic_energy(const std::vector<RigidBodySim>& bodies) const;
+  double start_kinetic_energy() const;
+  void save_start_velocities(const std::vector<RigidBodySim>& bodies);
+  void restore_start_velocities(std::vector<RigidBodySim>& bodies) const;
   void solve_iterative(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings,
                        bool warm_start_applied);
   Mat3 block_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
@@ -87,6 +112,12 @@ class IslandBlockSolver {
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
   std::vector<ConstraintBlock> blocks_;
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ
+  std::vector<Vec3> warm_lambda_;         // impulses the step started from (warm start)
+  std::vector<double> start_inv_mass_;
+  std::vector<Mat3> start_inertia_;
+  std::vector<Vec3> u0_;                  // island velocities before the current solve
+  std::vector<Vec3> impact_impulses_;     // impulses of the impact-propagation pass
+  int impact_block_ = -1;                 // the one contact of the current impact, if any
   BlockSparseLu lu_;
   bool exact_ = false;
   double h_ = 0;

@@ -9,14 +9,16 @@ namespace impetus {
 
 namespace {
 
-// Scale-free conditioning proxy of a 3×3 block: |det| / ‖A‖³ (0 for singular blocks).
+// Lower bound on the smallest singular value of a 3×3 block: σ₁σ₂σ₃ = |det| and σ₁σ₂ ≤ ‖A‖²_F,
+// so σ₃ ≥ |det| / ‖A‖²_F. Pivots with a large σ₃ keep the multipliers (and growth) small.
 double block_quality(const Mat3& a) {
-  double norm = a.norm();
-  if (norm == 0) return 0;
-  return std::abs(a.determinant()) / (norm * norm * norm);
+  double norm2 = a.squaredNorm();
+  if (norm2 == 0) return 0;
+  return std::abs(a.determinant()) / norm2;
 }
 
-constexpr double kSingularQuality = 1e-13;
+// Relative to the block's own size, below this a pivot counts as singular.
+bool is_singular(const Mat3& a) { return block_quality(a) <= 1e-13 * a.norm(); }
 
 const BlockSparseLu::Block* find_block(const std::vector<BlockSparseLu::Block>& row, int col) {
   auto it = std::lower_bound(row.begin(), row.end(), col,
@@ -69,9 +71,9 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
     // Choose the pivot column.
     int c = pivot_cols.empty() ? r : pivot_cols[k];
     if (c < 0) {
-      double best = kSingularQuality;
+      double best = 0;
       for (const Block& b : pivot_row) {
-        if (col_done[b.col]) continue;
+        if (col_done[b.col] || is_singular(b.a)) continue;
         double q = block_quality(b.a);
         if (q > best) {
           best = q;
@@ -81,7 +83,7 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
       if (c < 0) return false;
     }
     const Block* pivot = find_block(pivot_row, c);
-    if (!pivot || col_done[c] || block_quality(pivot->a) <= kSingularQuality) return false;
+    if (!pivot || col_done[c] || is_singular(pivot->a)) return false;
     Step step;
     step.row = r;
     step.col = c;

@@ -5,6 +5,7 @@
 // and the generalised impulse it applies to body b is (jv_bᵀ λ, jw_bᵀ λ). Rows carry a kind so
 // the active-set iteration and the projected iterative method know each row's law.
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "collision/base/math.h"
@@ -42,5 +43,34 @@ struct ConstraintBlock {
   // Rows' active flags for limits: a limit row is active only while at its limit.
   std::array<bool, 3> limit_active = {false, false, false};
 };
+
+}  // namespace impetus
+
+namespace impetus {
+
+/// Projects a block impulse onto its rows' laws: unused rows 0, normal and lower-limit rows
+/// ≥ 0, upper-limit rows ≤ 0, and for contacts the tangential part onto the Coulomb disc μλₙ.
+inline Vec3 project_block_impulse(const ConstraintBlock& b, Vec3 lambda) {
+  for (int r = 0; r < 3; ++r) {
+    switch (b.kind[r]) {
+      case RowKind::Unused: lambda[r] = 0; break;
+      case RowKind::Normal:
+      case RowKind::LimitLower: lambda[r] = lambda[r] > 0 ? lambda[r] : 0.0; break;
+      case RowKind::LimitUpper: lambda[r] = lambda[r] < 0 ? lambda[r] : 0.0; break;
+      case RowKind::Equality:
+      case RowKind::Friction: break;
+    }
+  }
+  if (b.contact >= 0) {
+    double limit = b.friction * lambda[0];
+    double lt = std::sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]);
+    if (lt > limit) {
+      double scale = lt > 0 ? limit / lt : 0.0;
+      lambda[1] *= scale;
+      lambda[2] *= scale;
+    }
+  }
+  return lambda;
+}
 
 }  // namespace impetus

@@ -10,13 +10,21 @@ void prepare_contact_geometry(ContactConstraint& c, const RigidBodySim& a, const
   c.ra = p - a.x;
   c.rb = p - b.x;
   double vn = (b.point_velocity(p) - a.point_velocity(p)).dot(c.normal);
-  if (c.separation > 0) {
+  // A contact that closes its gap within this step bounces as if it touched now (the ball
+  // reverses at most one step's travel early); otherwise a speculative contact may close its
+  // gap but no more.
+  const bool closes_this_step = c.separation <= 0 || vn * h < -c.separation;
+  if (c.restitution > 0 && vn < -restitution_threshold && closes_this_step) {
+    c.velocity_target = -c.restitution * vn;  // paper 5, eq. 5 (Newton's law of restitution)
+  } else if (c.separation > 0) {
     c.velocity_target = -c.separation / h;
-  } else if (c.restitution > 0 && vn < -restitution_threshold) {
-    c.velocity_target = -c.restitution * vn;
   } else {
     c.velocity_target = 0;
   }
+}
+
+double contact_separation(const ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b) {
+  return ((b.x + b.q * c.anchor_b) - (a.x + a.q * c.anchor_a)).dot(c.normal);
 }
 
 }  // namespace impetus

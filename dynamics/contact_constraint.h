@@ -38,10 +38,13 @@ namespace impetus {
 struct RigidBodySim;
 
 /// Lever arms (from the midpoint of the two witness points) and the normal velocity target:
-/// speculative contacts (separation > 0) may close their gap this step but no more; touching
-/// contacts approaching faster than `restitution_threshold` bounce with −e·vₙ (paper 5, eq. 5);
-/// slower ones get target 0 (resting contact).
+/// contacts approaching faster than `restitution_threshold` that touch or would touch within
+/// the step bounce with −e·vₙ (paper 5, eq. 5); other speculative contacts (separation > 0) may
+/// close their gap this step but no more; slower touching ones get target 0 (resting contact).
 void prepare_contact_geometry(ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b,
                               double h, double restitution_threshold);
+
+/// Current separation of a contact's two anchor points along its normal [m] (< 0: overlap).
+double contact_separation(const ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b);
 
 }  // namespace impetus

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/LU>
+
+#include "dynamics/constraint_rows.h"
+
 namespace impetus {
 
 namespace {
@@ -52,8 +56,10 @@ void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
 
 void SequentialImpulseSolver::solve_velocities(std::vector<RigidBodySim>& bodies,
                                                std::vector<ContactConstraint>& contacts,
-                                               const SequentialImpulseSettings& settings) const {
+                                               const SequentialImpulseSettings& settings,
+                                               std::vector<ConstraintBlock>* joint_blocks) const {
   for (int iter = 0; iter < settings.velocity_iterations; ++iter) {
+    if (joint_blocks) solve_joint_sweep(bodies, *joint_blocks);
     for (ContactConstraint& c : contacts) {
       RigidBodySim& a = bodies[c.body_a];
       RigidBodySim& b = bodies[c.body_b];
@@ -120,10 +126,101 @@ double SequentialImpulseSolver::correct_positions(std::vector<RigidBodySim>& bod
   for (const ContactConstraint& c : contacts) {
     const RigidBodySim& a = bodies[c.body_a];
     const RigidBodySim& b = bodies[c.body_b];
-    double separation = ((b.x + b.q * c.anchor_b) - (a.x + a.q * c.anchor_a)).dot(c.normal);
-    deepest = std::max(deepest, -separation);
+    deepest = std::max(deepest, -contact_separation(c, a, b));
   }
   return deepest;
+}
+
+namespace {
+
+Mat3 joint_block_inverse_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) {
+  Mat3 d = Mat3::Zero();
+  for (int s = 0; s < 2; ++s) {
+    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
+    const RigidBodySim& body = bodies[b.body[s]];
+    d += body.inv_mass * b.jv[s] * b.jv[s].transpose() +
+         b.jw[s] * body.inv_inertia_world * b.jw[s].transpose();
+  }
+  for (int r = 0; r < 3; ++r) {
+    bool unused = b.kind[r] == RowKind::Unused;
+    if (unused || d(r, r) <= 0) {
+      d.row(r).setZero();
+      d.col(r).setZero();
+      d(r, r) = 1.0;
+    }
+  }
+  return d.inverse();
+}
+
+void apply_joint_impulse(std::vector<RigidBodySim>& bodies, const ConstraintBlock& b,
+                         const Vec3& impulse) {
+  for (int s = 0; s < 2; ++s) {
+    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
+    RigidBodySim& body = bodies[b.body[s]];
+    body.v += body.inv_mass * (b.jv[s].transpose() * impulse);
+    body.w += body.inv_inertia_world * (b.jw[s].transpose() * impulse);
+  }
+}
+
+}  // namespace
+
+void SequentialImpulseSolver::prepare_joints(std::vector<RigidBodySim>& bodies,
+                                             std::vector<JointSim>& joints, double h,
+                                             std::vector<ConstraintBlock>& blocks) const {
+  blocks.clear();
+  for (int j = 0; j < static_cast<int>(joints.size()); ++j)
+    append_joint_blocks(joints[j], j, bodies, h, blocks);
+  for (ConstraintBlock& b : blocks) {
+    // Limit rows take part as unilateral rows in every sweep.
+    b.self = joint_block_inverse_diagonal(b, bodies);  // cached inverse of JM⁻¹Jᵀ
+    apply_joint_impulse(bodies, b, b.lambda);
+  }
+}
+
+void SequentialImpulseSolver::solve_joint_sweep(std::vector<RigidBodySim>& bodies,
+                                                std::vector<ConstraintBlock>& blocks) const {
+  for (ConstraintBlock& b : blocks) {
+    Vec3 vel = Vec3::Zero();
+    for (int s = 0; s < 2; ++s) {
+      if (b.body[s] < 0) continue;
+      vel += b.jv[s] * bodies[b.body[s]].v + b.jw[s] * bodies[b.body[s]].w;
+    }
+    Vec3 lambda = project_block_impulse(b, b.lambda + b.self * (b.rhs - vel));
+    apply_joint_impulse(bodies, b, lambda - b.lambda);
+    b.lambda = lambda;
+  }
+}
+
+void SequentialImpulseSolver::store_joint_impulses(const std::vector<ConstraintBlock>& blocks,
+                                                   std::vector<JointSim>& joints) const {
+  for (const ConstraintBlock& b : blocks) {
+    if (b.angular) joints[b.joint].angular_impulse = b.lambda;
+    else joints[b.joint].linear_impulse = b.lambda;
+  }
+}
+
+void SequentialImpulseSolver::correct_joint_positions(std::vector<RigidBodySim>& bodies,
+                                                      const std::vector<JointSim>& joints,
+                                                      std::vector<ConstraintBlock>& blocks,
+                                                      const SequentialImpulseSettings& settings) const {
+  for (int iter = 0; iter < settings.position_iterations; ++iter) {
+    for (ConstraintBlock& b : blocks) {
+      Vec3 c = joint_block_position_error(joints[b.joint], b, bodies);
+      if (c.squaredNorm() == 0) continue;
+      Vec3 correction = -(b.self * (settings.baumgarte * c));
+      for (int r = 0; r < 3; ++r) {
+        if (b.kind[r] == RowKind::Unused) correction[r] = 0;
+      }
+      for (int s = 0; s < 2; ++s) {
+        if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
+        RigidBodySim& body = bodies[b.body[s]];
+        body.x += body.inv_mass * (b.jv[s].transpose() * correction);
+        body.q = (quat_from_rotation_vector(body.inv_inertia_world * (b.jw[s].transpose() * correction)) *
+                  body.q).normalized();
+        body.refresh_world_inertia();
+      }
+    }
+  }
 }
 
 }  // namespace impetus

@@ -2,6 +2,7 @@
 // world_collide.cpp (broadphase, narrowphase) and world_solve.cpp (contacts, solver).
 #include "engine/world.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -56,10 +57,6 @@ World::World(const WorldDef& def) : impl_(std::make_unique<Impl>()) {
   if (!(def.dt > 0) || !std::isfinite(def.dt)) throw std::invalid_argument("dt must be positive");
   if (def.substeps < 1) throw std::invalid_argument("substeps must be at least 1");
   if (def.materials.empty()) throw std::invalid_argument("at least one material is needed");
-  if (def.solver == SolverType::Block)
-    throw std::invalid_argument(
-        "settings.solver \"block\" (paper 5's block-sparse solver) is not implemented yet; use "
-        "\"sequential_impulse\"");
   impl_->def = def;
   impl_->solver_settings.velocity_iterations = def.solver_iterations;
 }
@@ -127,10 +124,54 @@ BodyId World::create_body(const BodyDef& def) {
   return BodyId{static_cast<std::uint32_t>(index), 1};
 }
 
-void World::create_joint(const JointDef&) {
-  throw std::invalid_argument(
-      "joints are not simulated yet (articulated bodies arrive with the block solver)");
+void World::create_joint(const JointDef& def) {
+  Impl& w = *impl_;
+  const int n = static_cast<int>(w.bodies.size());
+  if (def.body_a < 0 || def.body_a >= n || def.body_b < -1 || def.body_b >= n ||
+      def.body_a == def.body_b)
+    throw std::invalid_argument("joint: bodies must be two different existing bodies (or the world)");
+  if (!def.anchor.allFinite() || !def.axis.allFinite())
+    throw std::invalid_argument("joint: anchor and axis must be finite");
+  const bool needs_axis = def.type == JointType::Hinge || def.type == JointType::Slider;
+  if (needs_axis && def.axis.norm() < 1e-12) throw std::invalid_argument("joint: axis must be non-zero");
+  if (def.limits && (*def.limits)[0] > (*def.limits)[1])
+    throw std::invalid_argument("joint: limits must satisfy lo <= hi");
+  const RigidBodySim& a = w.bodies[def.body_a];
+  const bool b_dynamic = def.body_b >= 0 && w.bodies[def.body_b].dynamic;
+  if (!a.dynamic && !b_dynamic)
+    throw std::invalid_argument("joint: at least one of its bodies must be dynamic");
+  JointSim j;
+  switch (def.type) {
+    case JointType::Ball: j.kind = JointKind::Ball; break;
+    case JointType::Hinge: j.kind = JointKind::Hinge; break;
+    case JointType::Fixed: j.kind = JointKind::Fixed; break;
+    case JointType::Slider: j.kind = JointKind::Slider; break;
+  }
+  j.body_a = def.body_a;
+  j.body_b = def.body_b;
+  const Vec3 axis = needs_axis ? Vec3(def.axis.normalized()) : Vec3::UnitX();
+  j.anchor_a = a.q.conjugate() * (def.anchor - a.x);
+  j.axis_a = a.q.conjugate() * axis;
+  if (def.body_b >= 0) {
+    const RigidBodySim& b = w.bodies[def.body_b];
+    j.anchor_b = b.q.conjugate() * (def.anchor - b.x);
+    j.axis_b = b.q.conjugate() * axis;
+    j.rest_relative = b.q.conjugate() * a.q;
+  } else {
+    j.anchor_b = def.anchor;
+    j.axis_b = axis;
+    j.rest_relative = a.q;
+  }
+  if (needs_axis) j.limits = def.limits;
+  w.joints.push_back(j);
+  if (def.body_b >= 0) {
+    std::pair<int, int> pair(std::min(def.body_a, def.body_b), std::max(def.body_a, def.body_b));
+    auto at = std::lower_bound(w.jointed_pairs.begin(), w.jointed_pairs.end(), pair);
+    if (at == w.jointed_pairs.end() || *at != pair) w.jointed_pairs.insert(at, pair);
+  }
 }
+
+int World::joint_count() const { return static_cast<int>(impl_->joints.size()); }
 
 void World::create_cloth(const ClothDef&) {
   throw std::invalid_argument("cloth is not simulated yet");
@@ -201,6 +242,7 @@ void World::step() {
   w.stats.contacts_last = contacts;
   w.stats.contacts_max = std::max(w.stats.contacts_max, contacts);
   w.stats.max_penetration = std::max(w.stats.max_penetration, w.last_max_penetration);
+  w.measure_joint_errors();
   w.check_divergence();
 }
 
@@ -234,8 +276,7 @@ void World::Impl::substep(double h) {
   time_phase("integrate", t);
 
   t = Clock::now();
-  last_max_penetration = std::max(
-      last_max_penetration, sequential_impulse.correct_positions(bodies, contacts, solver_settings));
+  stabilize_positions();
   store_warm_start();
   time_phase("solver", t);
 }

@@ -37,6 +37,11 @@ struct WorldStats {
   double max_penetration = 0; // deepest overlap seen at the end of any step [m]
   double joint_error_max = 0;
   double joint_angle_error_max = 0;
+  // Block solver (paper 5): how the islands were solved.
+  int active_set_iterations_max = 0;   // most active-set iterations one island needed
+  long long exact_island_solves = 0;   // islands solved by exact block elimination
+  long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
+  long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
 };
 
 enum class WorldStatus { Ok, Diverged };
@@ -51,9 +56,12 @@ class World {
   /// Adds a body. The def must be valid (positive sizes, unit quaternion, a static plane ...);
   /// invalid defs throw std::invalid_argument naming the problem.
   BodyId create_body(const BodyDef& def);
-  /// Joints and cloth are not simulated yet: these throw std::invalid_argument.
+  /// Adds a joint between two bodies (body_b = -1: the world). Throws std::invalid_argument for
+  /// invalid defs (unknown body, a joint between two non-dynamic bodies, zero axis).
   void create_joint(const JointDef& def);
+  /// Cloth is not simulated yet: throws std::invalid_argument.
   void create_cloth(const ClothDef& def);
+  int joint_count() const;
 
   bool is_valid(BodyId id) const;
   int body_count() const;

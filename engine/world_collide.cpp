@@ -1,4 +1,5 @@
 // Broadphase and narrowphase phases of the step.
+#include <algorithm>
 #include <cmath>
 
 #include "collision/base/parallel.h"
@@ -32,10 +33,14 @@ void World::Impl::update_broadphase(double h) {
     broadphase.update(static_cast<int>(i), swept.inflated(spin + kContactMargin));
   }
   broadphase.compute_pairs(pairs);
-  // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts.
+  // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts,
+  // and bodies joined by a joint do not collide with each other (their shapes usually overlap
+  // at the joint by design).
   size_t kept = 0;
   for (const auto& pair : pairs) {
-    if (bodies[pair.first].dynamic || bodies[pair.second].dynamic) pairs[kept++] = pair;
+    if (!bodies[pair.first].dynamic && !bodies[pair.second].dynamic) continue;
+    if (std::binary_search(jointed_pairs.begin(), jointed_pairs.end(), pair)) continue;
+    pairs[kept++] = pair;
   }
   pairs.resize(kept);
 }

@@ -79,8 +79,8 @@ struct WorldDef {
   int threads = 0;                   // 0 = all cores; results never depend on it
   bool ccd = true;
   std::uint64_t seed = 0;
-  SolverType solver = SolverType::SequentialImpulse;
-  int solver_iterations = 10;        // sequential-impulse velocity iterations
+  SolverType solver = SolverType::Block;  // paper 5's block solver; SequentialImpulse = baseline
+  int solver_iterations = 20;        // sequential-impulse velocity iterations
   std::vector<MaterialDef> materials = {MaterialDef{}};  // [0] is "default"
 };
 

@@ -10,7 +10,10 @@
 #include "collision/broadphase.h"
 #include "collision/contact.h"
 #include "collision/shape.h"
+#include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
+#include "dynamics/island.h"
+#include "dynamics/joint.h"
 #include "dynamics/rigid_body.h"
 #include "dynamics/sequential_impulse_solver.h"
 #include "engine/world.h"
@@ -26,6 +29,7 @@ struct CachedImpulse {
   std::uint64_t key = 0;
   double normal = 0;
   double tangent[2] = {0, 0};
+  std::uint8_t mode = 1;
   bool operator<(const CachedImpulse& other) const { return key < other.key; }
 };
 
@@ -46,8 +50,15 @@ struct World::Impl {
   std::vector<double> pair_margins;
   std::vector<ContactConstraint> contacts; // built serially in pair order
   std::vector<CachedImpulse> warm_cache;   // sorted by key
+  std::vector<JointSim> joints;
+  std::vector<std::pair<int, int>> jointed_pairs;  // sorted (lower, higher): never collide
   SequentialImpulseSolver sequential_impulse;
   SequentialImpulseSettings solver_settings;
+  std::vector<ConstraintBlock> si_joint_blocks;  // sequential-impulse path
+  BlockSolverSettings block_settings;
+  std::vector<Island> islands;                   // block path, rebuilt every substep
+  std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
+  std::vector<IslandSolveInfo> island_info;
 
   WorldStats stats;
   WorldStatus status = WorldStatus::Ok;
@@ -63,6 +74,8 @@ struct World::Impl {
   void run_narrowphase(double h);
   void build_contacts();
   void solve_contacts(double h);
+  void stabilize_positions();
+  void measure_joint_errors();
   void integrate_positions(double h);
   void store_warm_start();
   void check_divergence();

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collision/base/parallel.h"
+#include "dynamics/constraint_rows.h"
 #include "engine/world_impl.h"
 
 namespace impetus {
@@ -50,6 +52,7 @@ void World::Impl::build_contacts() {
         c.normal_impulse = it->normal;
         c.tangent_impulse[0] = it->tangent[0];
         c.tangent_impulse[1] = it->tangent[1];
+        c.mode = it->mode;
       }
       contacts.push_back(c);
     }
@@ -57,8 +60,60 @@ void World::Impl::build_contacts() {
 }
 
 void World::Impl::solve_contacts(double h) {
-  sequential_impulse.prepare(bodies, contacts, h, solver_settings);
-  sequential_impulse.solve_velocities(bodies, contacts, solver_settings);
+  if (def.solver == SolverType::SequentialImpulse) {
+    sequential_impulse.prepare(bodies, contacts, h, solver_settings);
+    sequential_impulse.prepare_joints(bodies, joints, h, si_joint_blocks);
+    sequential_impulse.solve_velocities(bodies, contacts, solver_settings, &si_joint_blocks);
+    sequential_impulse.store_joint_impulses(si_joint_blocks, joints);
+    return;
+  }
+  // Block solver: islands of dynamic bodies, solved in parallel; each island writes only its
+  // own bodies, contacts and joints, so the result does not depend on the thread count.
+  std::vector<char> dynamic(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) dynamic[i] = bodies[i].dynamic ? 1 : 0;
+  std::vector<std::array<int, 2>> contact_bodies(contacts.size()), joint_bodies(joints.size());
+  for (size_t k = 0; k < contacts.size(); ++k) contact_bodies[k] = {contacts[k].body_a, contacts[k].body_b};
+  for (size_t k = 0; k < joints.size(); ++k) joint_bodies[k] = {joints[k].body_a, joints[k].body_b};
+  islands = build_islands(dynamic, contact_bodies, joint_bodies);
+  if (island_solvers.size() < islands.size()) island_solvers.resize(islands.size());
+  island_info.assign(islands.size(), IslandSolveInfo{});
+  const double restitution_threshold = block_settings.restitution_threshold;
+  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+    for (int k : islands[i].contacts) {
+      ContactConstraint& c = contacts[k];
+      prepare_contact_geometry(c, bodies[c.body_a], bodies[c.body_b], h, restitution_threshold);
+    }
+    island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,
+                                                        block_settings);
+  });
+  for (const IslandSolveInfo& info : island_info) {
+    stats.active_set_iterations_max = std::max(stats.active_set_iterations_max, info.active_set_iterations);
+    if (info.exact) ++stats.exact_island_solves; else ++stats.iterative_island_solves;
+    if (info.fell_back) ++stats.active_set_fallbacks;
+  }
+}
+
+void World::Impl::stabilize_positions() {
+  double deepest = 0;
+  if (def.solver == SolverType::SequentialImpulse) {
+    deepest = sequential_impulse.correct_positions(bodies, contacts, solver_settings);
+    sequential_impulse.correct_joint_positions(bodies, joints, si_joint_blocks, solver_settings);
+  } else {
+    parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+      island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
+    });
+    for (const ContactConstraint& c : contacts)
+      deepest = std::max(deepest, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]));
+  }
+  last_max_penetration = std::max(last_max_penetration, deepest);
+}
+
+void World::Impl::measure_joint_errors() {
+  for (const JointSim& j : joints) {
+    JointError e = measure_joint_error(j, bodies);
+    stats.joint_error_max = std::max(stats.joint_error_max, e.linear);
+    stats.joint_angle_error_max = std::max(stats.joint_angle_error_max, e.angular);
+  }
 }
 
 void World::Impl::store_warm_start() {
@@ -70,6 +125,7 @@ void World::Impl::store_warm_start() {
     entry.normal = c.normal_impulse;
     entry.tangent[0] = c.tangent_impulse[0];
     entry.tangent[1] = c.tangent_impulse[1];
+    entry.mode = c.mode;
     warm_cache.push_back(entry);
   }
   // stable_sort: equal keys keep pair order, so lookups pick the same entry on every run.

@@ -10,7 +10,10 @@ namespace impetus {
 /// Run body(i) for i in [0, n) on up to `threads` OpenMP threads (0 = all cores).
 template <class Body>
 void parallel_for(std::ptrdiff_t n, int threads, Body&& body) {
-  if (threads == 1 || n < 2) {
+  // Small loops run serially: waking a thread team costs more than they do (and on a loaded
+  // machine much more). The result is the same either way.
+  constexpr std::ptrdiff_t kMinParallel = 32;
+  if (threads == 1 || n < kMinParallel) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
   }

@@ -24,6 +24,12 @@ class BlockSparseLu {
   int size() const { return static_cast<int>(rows_.size()); }
   /// A[row][col] += a.
   void add(int row, int col, const Mat3& a);
+  /// Calls fn(row, col, block) for every stored block (before factorisation: the matrix).
+  template <class Fn>
+  void for_each_block(Fn&& fn) const {
+    for (int r = 0; r < size(); ++r)
+      for (const Block& b : rows_[r]) fn(r, b.col, b.a);
+  }
   /// Number of stored (structurally non-zero) blocks, before or after factorisation.
   long long stored_blocks() const;
 

@@ -21,6 +21,7 @@ struct Bvh {
   };
   std::vector<Node> nodes;      // nodes[0] is the root (when not empty)
   std::vector<int> primitives;  // permutation of primitive indices
+  std::vector<Aabb> boxes;      // boxes[k] bounds primitives[k]; lets query test primitives
 
   /// Builds a median-split tree over the given primitive boxes (leaf size <= 4).
   void build(const std::vector<Aabb>& boxes);

@@ -173,10 +173,6 @@ void World::create_joint(const JointDef& def) {
 
 int World::joint_count() const { return static_cast<int>(impl_->joints.size()); }
 
-void World::create_cloth(const ClothDef&) {
-  throw std::invalid_argument("cloth is not simulated yet");
-}
-
 bool World::is_valid(BodyId id) const {
   return id.generation == 1 && id.index < impl_->bodies.size();
 }
@@ -222,6 +218,7 @@ double World::total_energy() const {
     energy += 0.5 * m * b.v.squaredNorm() + 0.5 * w_body.dot(b.inertia_local * w_body) -
               m * w.def.gravity.dot(b.x);
   }
+  for (const Impl::Cloth& c : w.cloths) energy += c.sim.kinetic_energy() + c.sim.gravitational_energy(w.def.gravity);
   return energy;
 }
 
@@ -235,7 +232,6 @@ void World::step() {
     w.substep(h);
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
-  w.stats.phase_seconds.try_emplace("cloth", 0.0);  // no cloth yet: the phase exists, costs 0
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;
   w.stats.steps = w.step_count;
@@ -279,6 +275,10 @@ void World::Impl::substep(double h) {
   stabilize_positions();
   store_warm_start();
   time_phase("solver", t);
+
+  t = Clock::now();
+  if (!cloths.empty()) step_cloths(h);
+  time_phase("cloth", t);
 }
 
 void World::Impl::apply_forces(double h) {
@@ -306,6 +306,18 @@ void World::Impl::check_divergence() {
       std::ostringstream message;
       message << "body '" << names[i] << "' diverged at step " << step_count << " (t = " << time
               << " s): " << what;
+      divergence_message = message.str();
+      return;
+    }
+  }
+  for (const Cloth& c : cloths) {
+    const std::vector<Vec3>& x = c.sim.positions();
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i].allFinite() && x[i].norm() <= kMaxDistance) continue;
+      status = WorldStatus::Diverged;
+      std::ostringstream message;
+      message << "cloth '" << c.name << "' diverged at step " << step_count << " (t = " << time
+              << " s): vertex " << i << (x[i].allFinite() ? " is more than 1e6 m away" : " is NaN/Inf");
       divergence_message = message.str();
       return;
     }

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <array>
 #include <vector>
 
 #include "engine/world_def.h"
@@ -42,6 +43,10 @@ struct WorldStats {
   long long exact_island_solves = 0;   // islands solved by exact block elimination
   long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
   long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
+  // Cloth: seconds per sub-phase (internal_forces, solve, rigid, culling, ccd, response,
+  // intersection_count), summed over cloths and steps; self-intersections seen after any step.
+  std::map<std::string, double> cloth_phase_seconds;
+  int cloth_self_intersections_max = 0;
 };
 
 enum class WorldStatus { Ok, Diverged };
@@ -59,8 +64,15 @@ class World {
   /// Adds a joint between two bodies (body_b = -1: the world). Throws std::invalid_argument for
   /// invalid defs (unknown body, a joint between two non-dynamic bodies, zero axis).
   void create_joint(const JointDef& def);
-  /// Cloth is not simulated yet: throws std::invalid_argument.
-  void create_cloth(const ClothDef& def);
+  /// Adds a cloth (grid or mesh, world frame at t = 0); returns its index. Attached vertices
+  /// follow their body from its pose now. Throws std::invalid_argument for invalid defs.
+  int create_cloth(const ClothDef& def);
+  int cloth_count() const;
+  const std::string& cloth_name(int cloth) const;
+  const std::vector<Vec3>& cloth_positions(int cloth) const;
+  const std::vector<std::array<int, 3>>& cloth_triangles(int cloth) const;
+  /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step.
+  int cloth_self_intersections(int cloth) const;
   int joint_count() const;
 
   bool is_valid(BodyId id) const;

@@ -44,7 +44,7 @@ struct JointDef {
   std::optional<std::array<double, 2>> limits;  // hinge [rad] / slider [m], a relative to b
 };
 
-struct ClothAttachment {
+struct ClothAttachDef {
   int vertex = 0;
   int body = 0;
 };
@@ -68,7 +68,7 @@ struct ClothDef {
   double thickness = 0.005;         // m
   double friction = 0.3;
   std::vector<int> pin;
-  std::vector<ClothAttachment> attach;
+  std::vector<ClothAttachDef> attach;  // vertex follows a body (index into bodies)
   bool self_collision = true;
 };
 

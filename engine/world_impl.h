@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cloth/cloth_sim.h"
 #include "collision/broadphase.h"
 #include "collision/contact.h"
 #include "collision/shape.h"
@@ -60,6 +61,14 @@ struct World::Impl {
   std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
   std::vector<IslandSolveInfo> island_info;
 
+  struct Cloth {
+    std::string name;
+    ClothSim sim;
+  };
+  std::vector<Cloth> cloths;
+  std::vector<RigidCollider> cloth_colliders;  // scratch, reused
+  std::vector<RigidImpulse> cloth_reactions;   // scratch, reused
+
   WorldStats stats;
   WorldStatus status = WorldStatus::Ok;
   std::string divergence_message;
@@ -76,6 +85,7 @@ struct World::Impl {
   void solve_contacts(double h);
   void stabilize_positions();
   void measure_joint_errors();
+  void step_cloths(double h);
   void integrate_positions(double h);
   void store_warm_start();
   void check_divergence();

@@ -1,0 +1,408 @@
+#include "cloth/cloth_bvh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "cloth/cloth_parallel.h"
+
+namespace impetus {
+namespace {
+
+constexpr double kHalfPi = 0.5 * kPi;
+
+int find_root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+}  // namespace
+
+void ClothBvh::build(const ClothTopology& topology, const std::vector<Vec3>& rest) {
+  topology_ = &topology;
+  const int nt = static_cast<int>(topology.triangles.size());
+  nodes_.clear();
+  levels_.clear();
+  leaf_of_triangle_.assign(nt, -1);
+  if (nt == 0) {
+    box_.clear();
+    cone_.clear();
+    changed_.clear();
+    loop_offsets_.assign(1, 0);
+    orphan_offsets_.assign(1, 0);
+    return;
+  }
+  std::vector<Vec3> centroid(nt);
+  for (int t = 0; t < nt; ++t) {
+    const auto& tri = topology.triangles[t];
+    centroid[t] = (rest[tri[0]] + rest[tri[1]] + rest[tri[2]]) / 3.0;
+  }
+  // Median split on the longest centroid axis; children are created after their parent, so a
+  // node's index is always below its children's (refit walks the levels bottom-up).
+  std::vector<int> order(nt);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::array<int, 2>> range;  // per node: [begin, end) in `order`
+  nodes_.push_back(Node{});
+  range.push_back({0, nt});
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const int begin = range[n][0], end = range[n][1];
+    if (end - begin == 1) {
+      nodes_[n].triangle = order[begin];
+      leaf_of_triangle_[order[begin]] = static_cast<int>(n);
+      continue;
+    }
+    Aabb cb;
+    for (int k = begin; k < end; ++k) cb.grow(centroid[order[k]]);
+    const Vec3 ext = cb.extent();
+    int axis = 0;
+    if (ext.y() > ext[axis]) axis = 1;
+    if (ext.z() > ext[axis]) axis = 2;
+    const int mid = begin + (end - begin) / 2;
+    std::nth_element(order.begin() + begin, order.begin() + mid, order.begin() + end,
+                     [&](int a, int b) {
+                       if (centroid[a][axis] != centroid[b][axis]) return centroid[a][axis] < centroid[b][axis];
+                       return a < b;
+                     });
+    const int left = static_cast<int>(nodes_.size());
+    nodes_[n].left = left;
+    nodes_[n].right = left + 1;
+    Node l, r;
+    l.parent = r.parent = static_cast<int>(n);
+    l.depth = r.depth = nodes_[n].depth + 1;
+    nodes_.push_back(l);
+    nodes_.push_back(r);
+    range.push_back({begin, mid});
+    range.push_back({mid, end});
+  }
+  const int nn = static_cast<int>(nodes_.size());
+  for (int n = 0; n < nn; ++n) {
+    if (static_cast<int>(levels_.size()) <= nodes_[n].depth) levels_.resize(nodes_[n].depth + 1);
+    levels_[nodes_[n].depth].push_back(n);
+  }
+  box_.assign(nn, Aabb{});
+  cone_.assign(nn, NormalCone{Vec3::UnitZ(), kPi});
+  changed_.assign(nn, 1);
+
+  // Contours: boundary edges bottom-up; disks keep their boundary loop.
+  const int ne = static_cast<int>(topology.edges.size());
+  std::vector<std::vector<std::array<int, 2>>> boundary(nn);
+  std::vector<std::vector<int>> loops(nn);
+  std::vector<int> edge_stamp(ne, -1), edge_first(ne, -1), uf(nt);
+  std::vector<int> vertex_stamp(topology.vertex_count, -1);
+  for (int n = nn - 1; n >= 0; --n) {
+    const Node& node = nodes_[n];
+    std::vector<std::array<int, 2>>& b = boundary[n];
+    if (node.triangle >= 0) {
+      const auto& tri = topology.triangles[node.triangle];
+      b = {{tri[0], tri[1]}, {tri[1], tri[2]}, {tri[2], tri[0]}};
+    } else {
+      std::vector<std::array<int, 2>> all = boundary[node.left];
+      all.insert(all.end(), boundary[node.right].begin(), boundary[node.right].end());
+      auto key = [](const std::array<int, 2>& e) {
+        return std::make_pair(std::min(e[0], e[1]), std::max(e[0], e[1]));
+      };
+      std::sort(all.begin(), all.end(), [&](const auto& x, const auto& y) {
+        if (key(x) != key(y)) return key(x) < key(y);
+        return x < y;
+      });
+      for (size_t i = 0; i < all.size();) {
+        size_t j = i;
+        while (j < all.size() && key(all[j]) == key(all[i])) ++j;
+        if (j - i == 1) b.push_back(all[i]);
+        i = j;
+      }
+      boundary[node.left].clear();
+      boundary[node.left].shrink_to_fit();
+      boundary[node.right].clear();
+      boundary[node.right].shrink_to_fit();
+    }
+    // Disk test: connected, Euler characteristic 1, one simple boundary cycle.
+    const int begin = range[n][0], end = range[n][1];
+    int V = 0, E = 0;
+    const int F = end - begin;
+    for (int k = begin; k < end; ++k) {
+      const int t = order[k];
+      uf[t] = t;
+      for (int v : topology.triangles[t]) {
+        if (vertex_stamp[v] != n) {
+          vertex_stamp[v] = n;
+          ++V;
+        }
+      }
+    }
+    int components = F;
+    for (int k = begin; k < end; ++k) {
+      const int t = order[k];
+      for (int e : topology.triangle_edges[t]) {
+        if (edge_stamp[e] != n) {
+          edge_stamp[e] = n;
+          edge_first[e] = t;
+          ++E;
+        } else {
+          int ra = find_root(uf, edge_first[e]), rb = find_root(uf, t);
+          if (ra != rb) {
+            uf[ra] = rb;
+            --components;
+          }
+        }
+      }
+    }
+    if (components != 1 || V - E + F != 1 || b.empty()) continue;
+    std::vector<std::array<int, 2>> sorted = b;
+    std::sort(sorted.begin(), sorted.end());
+    bool simple = true;
+    for (size_t i = 1; i < sorted.size(); ++i) simple = simple && sorted[i][0] != sorted[i - 1][0];
+    if (!simple) continue;
+    std::vector<int> loop;
+    int start = sorted[0][0], cur = start;
+    do {
+      loop.push_back(cur);
+      auto it = std::lower_bound(sorted.begin(), sorted.end(), std::array<int, 2>{cur, -1});
+      if (it == sorted.end() || (*it)[0] != cur) {
+        simple = false;
+        break;
+      }
+      cur = (*it)[1];
+    } while (cur != start && loop.size() <= sorted.size());
+    if (simple && loop.size() == sorted.size()) loops[n] = std::move(loop);
+  }
+  loop_offsets_.assign(nn + 1, 0);
+  loop_vertices_.clear();
+  for (int n = 0; n < nn; ++n) {
+    loop_vertices_.insert(loop_vertices_.end(), loops[n].begin(), loops[n].end());
+    loop_offsets_[n + 1] = static_cast<int>(loop_vertices_.size());
+  }
+
+  // Feature ownership: the lowest-index triangle with the vertex / edge.
+  owned_vertices_.assign(nt, 0);
+  owned_edges_.assign(nt, 0);
+  std::vector<int> owner_vertex(topology.vertex_count, -1), owner_edge(ne, -1);
+  for (int v = 0; v < topology.vertex_count; ++v) {
+    if (topology.vertex_triangle_offsets[v + 1] > topology.vertex_triangle_offsets[v])
+      owner_vertex[v] = topology.vertex_triangles[topology.vertex_triangle_offsets[v]];
+  }
+  for (int e = 0; e < ne; ++e) {
+    const auto& et = topology.edge_triangles[e];
+    owner_edge[e] = et[1] >= 0 ? std::min(et[0], et[1]) : et[0];
+  }
+  for (int t = 0; t < nt; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      if (owner_vertex[topology.triangles[t][k]] == t) owned_vertices_[t] |= std::uint8_t(1u << k);
+      if (owner_edge[topology.triangle_edges[t][k]] == t) owned_edges_[t] |= std::uint8_t(1u << k);
+    }
+  }
+
+  // Orphans: owned features of triangle pairs that share a vertex, at the pair's LCA node.
+  auto lca = [&](int a, int b) {
+    while (nodes_[a].depth > nodes_[b].depth) a = nodes_[a].parent;
+    while (nodes_[b].depth > nodes_[a].depth) b = nodes_[b].parent;
+    while (a != b) {
+      a = nodes_[a].parent;
+      b = nodes_[b].parent;
+    }
+    return a;
+  };
+  std::vector<std::pair<int, PrimitivePair>> listed;
+  std::vector<int> adjacent;
+  for (int s = 0; s < nt; ++s) {
+    adjacent.clear();
+    for (int v : topology.triangles[s]) {
+      for (int k = topology.vertex_triangle_offsets[v]; k < topology.vertex_triangle_offsets[v + 1]; ++k) {
+        const int t = topology.vertex_triangles[k];
+        if (t > s) adjacent.push_back(t);
+      }
+    }
+    std::sort(adjacent.begin(), adjacent.end());
+    adjacent.erase(std::unique(adjacent.begin(), adjacent.end()), adjacent.end());
+    for (int t : adjacent) {
+      const int node = lca(leaf_of_triangle_[s], leaf_of_triangle_[t]);
+      const auto& ts = topology.triangles[s];
+      const auto& tt = topology.triangles[t];
+      auto contains = [](const std::array<int, 3>& tri, int v) {
+        return tri[0] == v || tri[1] == v || tri[2] == v;
+      };
+      for (int k = 0; k < 3; ++k) {
+        if ((owned_vertices_[s] >> k & 1u) && !contains(tt, ts[k]))
+          listed.push_back({node, {PrimitivePair::kVertexTriangle, ts[k], t}});
+        if ((owned_vertices_[t] >> k & 1u) && !contains(ts, tt[k]))
+          listed.push_back({node, {PrimitivePair::kVertexTriangle, tt[k], s}});
+      }
+      for (int k = 0; k < 3; ++k) {
+        if (!(owned_edges_[s] >> k & 1u)) continue;
+        const int e = topology.triangle_edges[s][k];
+        for (int l = 0; l < 3; ++l) {
+          if (!(owned_edges_[t] >> l & 1u)) continue;
+          const int f = topology.triangle_edges[t][l];
+          const auto& ea = topology.edges[e];
+          const auto& fb = topology.edges[f];
+          if (ea[0] == fb[0] || ea[0] == fb[1] || ea[1] == fb[0] || ea[1] == fb[1]) continue;
+          listed.push_back({node, {PrimitivePair::kEdgeEdge, e, f}});
+        }
+      }
+    }
+  }
+  std::sort(listed.begin(), listed.end(), [](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    return x.second.key() < y.second.key();
+  });
+  orphans_.resize(listed.size());
+  orphan_offsets_.assign(nn + 1, 0);
+  for (size_t i = 0; i < listed.size(); ++i) {
+    orphans_[i] = listed[i].second;
+    ++orphan_offsets_[listed[i].first + 1];
+  }
+  for (int n = 0; n < nn; ++n) orphan_offsets_[n + 1] += orphan_offsets_[n];
+}
+
+void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,
+                            const std::vector<Vec3>* x0, const std::vector<Vec3>* u, double pad,
+                            bool swept) {
+  const ClothTopology& topo = *topology_;
+  for (int level = static_cast<int>(levels_.size()) - 1; level >= 0; --level) {
+    const std::vector<int>& ids = levels_[level];
+    cloth_parallel_for(static_cast<std::ptrdiff_t>(ids.size()), threads, [&](std::ptrdiff_t k) {
+      const int n = ids[k];
+      const Node& node = nodes_[n];
+      if (node.triangle >= 0) {
+        const auto& tri = topo.triangles[node.triangle];
+        const std::vector<Vec3>& x = *x0;
+        Aabb b;
+        for (int v : tri) {
+          b.grow(x[v]);
+          if (swept) b.grow(Vec3(x[v] + (*u)[v]));
+        }
+        box_[n] = b.inflated(pad);
+        if (vertex_changed) {
+          const std::vector<char>& ch = *vertex_changed;
+          changed_[n] = ch[tri[0]] || ch[tri[1]] || ch[tri[2]];
+        } else {
+          changed_[n] = 1;
+        }
+        if (swept && mode != ConeCulling::None) {
+          const Vec3 &a = x[tri[0]], &b0 = x[tri[1]], &c = x[tri[2]];
+          const Vec3 &ua = (*u)[tri[0]], &ub = (*u)[tri[1]], &uc = (*u)[tri[2]];
+          const Vec3 n0 = (b0 - a).cross(c - a);
+          const Vec3 n1 = (Vec3(b0 + ub) - Vec3(a + ua)).cross(Vec3(c + uc) - Vec3(a + ua));
+          const Vec3 delta = (ub - ua).cross(uc - ua);
+          cone_[n] = mode == ConeCulling::ProvotTang3 ? continuous_cone_tang3(n0, n1, delta)
+                                                     : continuous_cone_5pt(n0, n1, delta);
+        }
+      } else {
+        Aabb b = box_[node.left];
+        b.grow(box_[node.right]);
+        box_[n] = b;
+        changed_[n] = changed_[node.left] || changed_[node.right];
+        if (swept && mode != ConeCulling::None) {
+          cone_[n] = mode == ConeCulling::ProvotTang3 ? merge_provot(cone_[node.left], cone_[node.right])
+                                                     : merge_tight(cone_[node.left], cone_[node.right]);
+        }
+      }
+    });
+  }
+}
+
+void ClothBvh::refit_swept(const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double pad,
+                           ConeCulling mode, const std::vector<char>* vertex_changed, int threads) {
+  if (nodes_.empty()) return;
+  refit_levels(threads, vertex_changed, mode, &x0, &u, pad, true);
+}
+
+void ClothBvh::refit_static(const std::vector<Vec3>& x, double pad, int threads) {
+  if (nodes_.empty()) return;
+  refit_levels(threads, nullptr, ConeCulling::None, &x, nullptr, pad, false);
+}
+
+bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const {
+  const int begin = loop_offsets_[n], end = loop_offsets_[n + 1];
+  const int m = end - begin;
+  if (m < 3) return false;
+  const Vec3& a = cone_[n].axis;
+  Vec3 c0 = Vec3::Zero(), cu = Vec3::Zero();
+  for (int k = begin; k < end; ++k) {
+    c0 += x0[loop_vertices_[k]];
+    cu += u[loop_vertices_[k]];
+  }
+  c0 /= m;
+  cu /= m;
+  double winding = 0;
+  for (int k = 0; k < m; ++k) {
+    const int p = loop_vertices_[begin + k], q = loop_vertices_[begin + (k + 1) % m];
+    const Vec3 P0 = x0[p] - c0, Q0 = x0[q] - c0;
+    const Vec3 P1 = P0 + (u[p] - cu), Q1 = Q0 + (u[q] - cu);
+    // g(t) = ((P × Q)·a)(t), quadratic; Bernstein coefficients must be strictly positive.
+    const double b0 = P0.cross(Q0).dot(a);
+    const double b1 = 0.5 * (P0.cross(Q1) + P1.cross(Q0)).dot(a);
+    const double b2 = P1.cross(Q1).dot(a);
+    const double scale = std::max(P0.norm(), P1.norm()) * std::max(Q0.norm(), Q1.norm());
+    const double err = 1e-12 * scale;
+    if (!(b0 > err && b1 > err && b2 > err)) return false;
+    const Vec3 Pp = P0 - P0.dot(a) * a, Qp = Q0 - Q0.dot(a) * a;
+    winding += std::atan2(Pp.cross(Qp).dot(a), Pp.dot(Qp));
+  }
+  // All turns positive: the winding is 2π·k; only k = 1 is a simple curve.
+  return std::abs(winding - 2.0 * kPi) < 1.0;
+}
+
+void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                        const std::vector<Vec3>* u, Traversal& out) const {
+  out.triangle_pairs.clear();
+  out.orphan_nodes.clear();
+  out.culled_nodes = 0;
+  if (nodes_.empty()) return;
+  self_test(0, use_cones, only_changed, x0, u, out);
+}
+
+void ClothBvh::self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                         const std::vector<Vec3>* u, Traversal& out) const {
+  const Node& node = nodes_[n];
+  if (node.triangle >= 0) return;
+  if (only_changed && !changed_[n]) return;
+  if (use_cones && cone_[n].angle < kHalfPi && is_disk(n) && contour_ok(n, *x0, *u)) {
+    ++out.culled_nodes;
+    return;
+  }
+  if (orphan_offsets_[n + 1] > orphan_offsets_[n]) out.orphan_nodes.push_back(n);
+  self_test(node.left, use_cones, only_changed, x0, u, out);
+  self_test(node.right, use_cones, only_changed, x0, u, out);
+  pair_test(node.left, node.right, only_changed, out);
+}
+
+void ClothBvh::pair_test(int a, int b, bool only_changed, Traversal& out) const {
+  if (only_changed && !changed_[a] && !changed_[b]) return;
+  if (!box_[a].overlaps(box_[b])) return;
+  const Node& na = nodes_[a];
+  const Node& nb = nodes_[b];
+  if (na.triangle >= 0 && nb.triangle >= 0) {
+    if (!topology_->triangles_share_vertex(na.triangle, nb.triangle))
+      out.triangle_pairs.push_back({na.triangle, nb.triangle});
+    return;
+  }
+  const bool descend_a = nb.triangle >= 0 || (na.triangle < 0 && na.depth <= nb.depth);
+  if (descend_a) {
+    pair_test(na.left, b, only_changed, out);
+    pair_test(na.right, b, only_changed, out);
+  } else {
+    pair_test(a, nb.left, only_changed, out);
+    pair_test(a, nb.right, only_changed, out);
+  }
+}
+
+void ClothBvh::leaf_pair_primitives(int s, int t, std::vector<PrimitivePair>& out) const {
+  const ClothTopology& topo = *topology_;
+  for (int k = 0; k < 3; ++k) {
+    if (owned_vertices_[s] >> k & 1u) out.push_back({PrimitivePair::kVertexTriangle, topo.triangles[s][k], t});
+    if (owned_vertices_[t] >> k & 1u) out.push_back({PrimitivePair::kVertexTriangle, topo.triangles[t][k], s});
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (!(owned_edges_[s] >> k & 1u)) continue;
+    for (int l = 0; l < 3; ++l) {
+      if (owned_edges_[t] >> l & 1u)
+        out.push_back({PrimitivePair::kEdgeEdge, topo.triangle_edges[s][k], topo.triangle_edges[t][l]});
+    }
+  }
+}
+
+}  // namespace impetus

@@ -1,0 +1,106 @@
+#pragma once
+// Self-collision hierarchy of a cloth: a binary tree over its triangles (flat arrays, built
+// once on the rest shape, refitted every step) whose nodes carry a box and a normal cone
+// (papers/4). A node can skip its self-test when (a) its cone is narrower than π/2 over the
+// whole step, so every triangle of the patch faces the cone axis a, and (b) the patch is a
+// topological disk whose boundary, projected on the plane ⊥ a, stays a simple closed curve
+// during the step (the contour condition of Volino & Thalmann). Then the projection along a
+// is injective at every time, so no two points of the patch ever meet and no vertex–triangle
+// or edge–edge pair inside it can collide. (b) is checked with a star test: every boundary
+// edge must turn positively about the boundary centroid c(t) for all t ∈ [0, 1] (a quadratic
+// in t, checked through its Bernstein coefficients) and the boundary must wind once around c.
+//
+// Features are owned by one triangle each (a vertex or edge by the lowest-index triangle
+// that has it). A leaf pair (s, t) of triangles with no common vertex tests only the vertices
+// and edges owned by s against t's (so nothing is tested twice); pairs of features whose owner
+// triangles share a vertex ("orphans", Tang 2009) are listed once, at the lowest common
+// ancestor of the two owner leaves, and tested when that node's self-test is not culled.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cloth/cloth_params.h"
+#include "cloth/cloth_topology.h"
+#include "cloth/normal_cone.h"
+#include "collision/aabb.h"
+
+namespace impetus {
+
+/// A vertex–triangle (vertex a, triangle b) or edge–edge (edge a, edge b) primitive pair.
+struct PrimitivePair {
+  enum Kind : std::uint8_t { kVertexTriangle = 0, kEdgeEdge = 1 };
+  Kind kind = kVertexTriangle;
+  int a = 0;
+  int b = 0;
+  std::uint64_t key() const {
+    return (static_cast<std::uint64_t>(kind) << 62) | (static_cast<std::uint64_t>(a) << 31) |
+           static_cast<std::uint64_t>(b);
+  }
+};
+
+class ClothBvh {
+ public:
+  struct Node {
+    int left = -1, right = -1, parent = -1;
+    int triangle = -1;  // leaves
+    int depth = 0;
+  };
+
+  void build(const ClothTopology& topology, const std::vector<Vec3>& rest);
+
+  /// Swept boxes of x0 → x0 + u, grown by `pad`, and (unless mode is None) continuous cones.
+  /// With `vertex_changed`, nodes also learn whether any of their vertices changed.
+  void refit_swept(const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double pad,
+                   ConeCulling mode, const std::vector<char>* vertex_changed, int threads);
+  /// Static boxes at x, grown by `pad`; no cones.
+  void refit_static(const std::vector<Vec3>& x, double pad, int threads);
+
+  struct Traversal {
+    std::vector<std::array<int, 2>> triangle_pairs;  // leaf pairs (no common vertex), boxes overlap
+    std::vector<int> orphan_nodes;                   // nodes whose orphan pairs must be tested
+    long long culled_nodes = 0;
+  };
+  /// Self-collision traversal. `use_cones`: cull by cone + contour (needs refit_swept with a
+  /// cone mode and the same x0, u). `only_changed`: skip node pairs without changed vertices.
+  void traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                const std::vector<Vec3>* u, Traversal& out) const;
+
+  /// Leaf pair → its primitive pairs (owned features only).
+  void leaf_pair_primitives(int s, int t, std::vector<PrimitivePair>& out) const;
+  /// Orphan pairs listed at node n.
+  const PrimitivePair* orphans_begin(int n) const { return orphans_.data() + orphan_offsets_[n]; }
+  const PrimitivePair* orphans_end(int n) const { return orphans_.data() + orphan_offsets_[n + 1]; }
+
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  const Node& node(int n) const { return nodes_[n]; }
+  const Aabb& box(int n) const { return box_[n]; }
+  const NormalCone& cone(int n) const { return cone_[n]; }
+  bool is_disk(int n) const { return loop_offsets_[n + 1] > loop_offsets_[n]; }
+  /// The contour condition for node n over the step x0 → x0 + u about the node's cone axis.
+  bool contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const;
+  const ClothTopology& topology() const { return *topology_; }
+
+ private:
+  void refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,
+                    const std::vector<Vec3>* x0, const std::vector<Vec3>* u, double pad,
+                    bool swept);
+  void self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                 const std::vector<Vec3>* u, Traversal& out) const;
+  void pair_test(int a, int b, bool only_changed, Traversal& out) const;
+
+  const ClothTopology* topology_ = nullptr;
+  std::vector<Node> nodes_;
+  std::vector<int> leaf_of_triangle_;
+  std::vector<std::vector<int>> levels_;  // node indices by depth
+  std::vector<Aabb> box_;
+  std::vector<NormalCone> cone_;
+  std::vector<char> changed_;
+  // Boundary loop of disk nodes (vertex cycle, interior on the left of +normal).
+  std::vector<int> loop_offsets_, loop_vertices_;
+  // Feature ownership.
+  std::vector<std::uint8_t> owned_vertices_, owned_edges_;  // bit k: vertex k / edge k of triangle
+  std::vector<PrimitivePair> orphans_;
+  std::vector<int> orphan_offsets_;
+};
+
+}  // namespace impetus

@@ -1,0 +1,304 @@
+#include "cloth/cloth_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "cloth/cloth_parallel.h"
+
+namespace impetus {
+namespace {
+
+// Orthonormal (u, v) chart of a rest triangle: u along the warp direction projected into the
+// triangle's plane (its first edge if the warp is normal to it), v = n × u.
+void rest_chart(const Vec3& x0, const Vec3& x1, const Vec3& x2, const Vec3& warp, Vec3& U, Vec3& V) {
+  Vec3 n = (x1 - x0).cross(x2 - x0).normalized();
+  Vec3 u = warp - warp.dot(n) * n;
+  if (!(u.norm() > 1e-8 * std::max(1.0, warp.norm()))) u = x1 - x0;
+  U = (u - u.dot(n) * n).normalized();
+  V = n.cross(U);
+}
+
+}  // namespace
+
+void ClothModel::build(const ClothTopology& topology, const std::vector<Vec3>& rest,
+                       const ClothParams& params) {
+  params_ = params;
+  const int nv = topology.vertex_count;
+  const int nt = static_cast<int>(topology.triangles.size());
+  Vec3 warp = params.warp_direction;
+  if (!(warp.norm() > 0) && nt > 0) {
+    const auto& t0 = topology.triangles[0];
+    warp = rest[t0[1]] - rest[t0[0]];
+  }
+  elements_.resize(nt);
+  area_.resize(nt);
+  mass_.assign(nv, 0.0);
+  for (int t = 0; t < nt; ++t) {
+    const auto& tri = topology.triangles[t];
+    const Vec3 &x0 = rest[tri[0]], &x1 = rest[tri[1]], &x2 = rest[tri[2]];
+    Vec3 U, V;
+    rest_chart(x0, x1, x2, warp, U, V);
+    // Dm = [[Δu1, Δu2], [Δv1, Δv2]]; [w_u w_v] = [x1 − x0, x2 − x0] Dm⁻¹.
+    const double du1 = (x1 - x0).dot(U), du2 = (x2 - x0).dot(U);
+    const double dv1 = (x1 - x0).dot(V), dv2 = (x2 - x0).dot(V);
+    const double det = du1 * dv2 - du2 * dv1;
+    const double i00 = dv2 / det, i01 = -du2 / det, i10 = -dv1 / det, i11 = du1 / det;
+    Element& e = elements_[t];
+    e.v = tri;
+    e.cu = {-(i00 + i10), i00, i10};
+    e.cv = {-(i01 + i11), i01, i11};
+    e.area = 0.5 * std::abs(det);
+    area_[t] = e.area;
+    for (int k = 0; k < 3; ++k) mass_[tri[k]] += params.areal_density * e.area / 3.0;
+  }
+
+  // Isometric bending: cotangent Laplacian weights and mixed Voronoi vertex areas (Meyer et
+  // al. 2003: Voronoi area in non-obtuse triangles, A/2 at an obtuse corner and A/4 at the
+  // others), which tile the surface and match the Laplacian's stencil, so that |Lx|²/A_v is the
+  // local (κ1 + κ2)² times the area on any triangulation, the alternating-diagonal grid included.
+  std::vector<std::map<int, double>> weight(nv);
+  std::vector<double> vertex_area(nv, 0.0);
+  for (int t = 0; t < nt; ++t) {
+    const auto& tri = topology.triangles[t];
+    double cot[3];
+    bool obtuse = false;
+    for (int k = 0; k < 3; ++k) {
+      const int o = tri[k], i = tri[(k + 1) % 3], j = tri[(k + 2) % 3];
+      const Vec3 a = rest[i] - rest[o], b = rest[j] - rest[o];
+      cot[k] = a.dot(b) / a.cross(b).norm();
+      obtuse = obtuse || cot[k] < 0;
+      weight[i][j] += 0.5 * cot[k];
+      weight[j][i] += 0.5 * cot[k];
+    }
+    for (int k = 0; k < 3; ++k) {
+      const int o = tri[k], i = tri[(k + 1) % 3], j = tri[(k + 2) % 3];
+      if (!obtuse) {
+        // ⅛ (|o i|² cot∠j + |o j|² cot∠i).
+        vertex_area[o] += 0.125 * ((rest[i] - rest[o]).squaredNorm() * cot[(k + 2) % 3] +
+                                   (rest[j] - rest[o]).squaredNorm() * cot[(k + 1) % 3]);
+      } else {
+        vertex_area[o] += cot[k] < 0 ? 0.5 * area_[t] : 0.25 * area_[t];
+      }
+    }
+  }
+  std::map<std::pair<int, int>, double> q;
+  for (int v = 0; v < nv; ++v) {
+    if (topology.boundary_vertex[v] || weight[v].empty()) continue;
+    // Stencil of (L x)_v = Σ_j w_vj (x_j − x_v).
+    // Zero weights (edges opposite right angles, e.g. a grid's diagonals) are dropped: they
+    // would only widen Q's stencil.
+    std::vector<std::pair<int, double>> s;
+    double sum = 0, scale = 0;
+    for (const auto& [j, w] : weight[v]) scale += std::abs(w);
+    for (const auto& [j, w] : weight[v]) {
+      if (std::abs(w) <= 1e-12 * scale) continue;
+      s.push_back({j, w});
+      sum += w;
+    }
+    s.push_back({v, -sum});
+    const double inv_area = 1.0 / vertex_area[v];
+    for (const auto& [a, wa] : s)
+      for (const auto& [b, wb] : s) q[{a, b}] += inv_area * wa * wb;
+  }
+  bend_q_ = ScalarCsrMatrix{};
+  bend_q_.rows = nv;
+  bend_q_.row_offsets.assign(nv + 1, 0);
+  for (const auto& [key, value] : q) {
+    ++bend_q_.row_offsets[key.first + 1];
+    bend_q_.cols.push_back(key.second);
+    bend_q_.values.push_back(value);
+  }
+  for (int v = 0; v < nv; ++v) bend_q_.row_offsets[v + 1] += bend_q_.row_offsets[v];
+
+  // Gather lists from element slots to vertices (forces) built now; block slots on first use.
+  vertex_offsets_.assign(nv + 1, 0);
+  for (int t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) ++vertex_offsets_[elements_[t].v[k] + 1];
+  for (int v = 0; v < nv; ++v) vertex_offsets_[v + 1] += vertex_offsets_[v];
+  vertex_sources_.resize(vertex_offsets_[nv]);
+  {
+    std::vector<int> fill(vertex_offsets_.begin(), vertex_offsets_.end() - 1);
+    for (int t = 0; t < nt; ++t)
+      for (int k = 0; k < 3; ++k) vertex_sources_[fill[elements_[t].v[k]]++] = 3 * t + k;
+  }
+  element_blocks_.resize(nt);
+  element_rhs_.resize(nt);
+  pattern_ready_ = false;
+}
+
+double ClothModel::bending_coefficient(double h) const {
+  return params_.bend_stiffness * (h * params_.damping + h * h);
+}
+
+void ClothModel::element_terms(const Element& e, const std::vector<Vec3>& x,
+                               const std::vector<Vec3>* v, std::array<Vec3, 3>& f,
+                               std::array<Mat3, 9>* K, std::array<Mat3, 9>* D) const {
+  const Vec3 &x0 = x[e.v[0]], &x1 = x[e.v[1]], &x2 = x[e.v[2]];
+  const Vec3 wu = e.cu[0] * x0 + e.cu[1] * x1 + e.cu[2] * x2;
+  const Vec3 wv = e.cv[0] * x0 + e.cv[1] * x1 + e.cv[2] * x2;
+  Vec3 dwu = Vec3::Zero(), dwv = Vec3::Zero();
+  if (v) {
+    const std::vector<Vec3>& vel = *v;
+    dwu = e.cu[0] * vel[e.v[0]] + e.cu[1] * vel[e.v[1]] + e.cu[2] * vel[e.v[2]];
+    dwv = e.cv[0] * vel[e.v[0]] + e.cv[1] * vel[e.v[1]] + e.cv[2] * vel[e.v[2]];
+  }
+  for (auto& fi : f) fi.setZero();
+  if (K) for (auto& b : *K) b.setZero();
+  if (D) for (auto& b : *D) b.setZero();
+  const double beta = params_.damping;
+
+  // Stretch along u and v: C = |w| − 1, ∂C/∂x_i = c_i ŵ.
+  auto stretch = [&](const Vec3& w, const Vec3& dw, const std::array<double, 3>& c) {
+    const double ka = params_.stretch_stiffness * e.area;
+    const double len = w.norm();
+    if (!(len > 0)) return;
+    const Vec3 wh = w / len;
+    const double C = len - 1.0;
+    const double Cdot = wh.dot(dw);
+    for (int i = 0; i < 3; ++i) f[i] -= ka * (C + beta * Cdot) * c[i] * wh;
+    if (K || D) {
+      const Mat3 P = wh * wh.transpose();
+      const Mat3 Kc = P + (std::max(C, 0.0) / len) * (Mat3::Identity() - P);
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          if (K) (*K)[3 * i + j] += (ka * c[i] * c[j]) * Kc;
+          if (D) (*D)[3 * i + j] += (beta * ka * c[i] * c[j]) * P;
+        }
+      }
+    }
+  };
+  stretch(wu, dwu, e.cu);
+  stretch(wv, dwv, e.cv);
+
+  // Shear: C = w_u·w_v, ∂C/∂x_i = cu_i w_v + cv_i w_u.
+  const double ks = params_.shear_stiffness * e.area;
+  const double C = wu.dot(wv);
+  std::array<Vec3, 3> g;
+  double Cdot = 0;
+  for (int i = 0; i < 3; ++i) {
+    g[i] = e.cu[i] * wv + e.cv[i] * wu;
+    if (v) Cdot += g[i].dot((*v)[e.v[i]]);
+  }
+  for (int i = 0; i < 3; ++i) f[i] -= ks * (C + beta * Cdot) * g[i];
+  if (K || D) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        const Mat3 gg = g[i] * g[j].transpose();
+        if (K) (*K)[3 * i + j] += ks * gg;
+        if (D) (*D)[3 * i + j] += (beta * ks) * gg;
+      }
+    }
+  }
+}
+
+std::array<Mat3, 9> ClothModel::element_stiffness(int t, const std::vector<Vec3>& x) const {
+  std::array<Vec3, 3> f;
+  std::array<Mat3, 9> K;
+  element_terms(elements_[t], x, nullptr, f, &K, nullptr);
+  return K;
+}
+
+void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v, double h,
+                          const Vec3& gravity, int threads, BlockCsrMatrix& A,
+                          std::vector<Vec3>& rhs) {
+  const int nt = static_cast<int>(elements_.size());
+  const int nv = static_cast<int>(mass_.size());
+  if (!pattern_ready_ || pattern_owner_ != &A) {
+    // For each block slot (i, j), the element-local blocks that add into it, in element order.
+    std::vector<std::vector<int>> sources(A.cols.size());
+    for (int t = 0; t < nt; ++t) {
+      for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) {
+          const int slot = A.find(elements_[t].v[a], elements_[t].v[b]);
+          sources[slot].push_back(9 * t + 3 * a + b);
+        }
+      }
+    }
+    slot_offsets_.assign(A.cols.size() + 1, 0);
+    slot_sources_.clear();
+    for (size_t k = 0; k < sources.size(); ++k) {
+      slot_sources_.insert(slot_sources_.end(), sources[k].begin(), sources[k].end());
+      slot_offsets_[k + 1] = static_cast<int>(slot_sources_.size());
+    }
+    pattern_ready_ = true;
+    pattern_owner_ = &A;
+  }
+
+  // Per element: h·D + h²·K blocks and h·(f − h·K·v0).
+  cloth_parallel_for(nt, threads, [&](std::ptrdiff_t t) {
+    const Element& e = elements_[t];
+    std::array<Vec3, 3> f;
+    std::array<Mat3, 9> K, D;
+    element_terms(e, x, &v, f, &K, &D);
+    std::array<Mat3, 9>& out = element_blocks_[t];
+    std::array<Vec3, 3>& r = element_rhs_[t];
+    for (int i = 0; i < 3; ++i) {
+      Vec3 Kv = Vec3::Zero();
+      for (int j = 0; j < 3; ++j) {
+        out[3 * i + j] = h * D[3 * i + j] + (h * h) * K[3 * i + j];
+        Kv.noalias() += K[3 * i + j] * v[e.v[j]];
+      }
+      r[i] = h * (f[i] - h * Kv);
+    }
+  });
+
+  // Gather into the block rows and the right-hand side, each slot summing in a fixed order.
+  cloth_parallel_for(static_cast<std::ptrdiff_t>(A.cols.size()), threads, [&](std::ptrdiff_t k) {
+    Mat3 sum = Mat3::Zero();
+    for (int s = slot_offsets_[k]; s < slot_offsets_[k + 1]; ++s) {
+      const int src = slot_sources_[s];
+      sum += element_blocks_[src / 9][src % 9];
+    }
+    A.blocks[k] = sum;
+  });
+  rhs.resize(nv);
+  cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) {
+    A.blocks[A.diagonal[i]].diagonal().array() += mass_[i];
+    Vec3 sum = h * mass_[i] * gravity;
+    for (int s = vertex_offsets_[i]; s < vertex_offsets_[i + 1]; ++s) {
+      const int src = vertex_sources_[s];
+      sum += element_rhs_[src / 3][src % 3];
+    }
+    rhs[i] = sum;
+  });
+  // Bending: −h·k_b·Q·(x0 + (damping + h)·v0).
+  if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {
+    std::vector<Vec3> y(nv);
+    const double c = params_.damping + h;
+    cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) { y[i] = x[i] + c * v[i]; });
+    bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, threads);
+  }
+}
+
+void ClothModel::internal_forces(const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                                 std::vector<Vec3>& f) const {
+  f.assign(mass_.size(), Vec3::Zero());
+  for (const Element& e : elements_) {
+    std::array<Vec3, 3> fe;
+    element_terms(e, x, &v, fe, nullptr, nullptr);
+    for (int k = 0; k < 3; ++k) f[e.v[k]] += fe[k];
+  }
+  if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {
+    std::vector<Vec3> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + params_.damping * v[i];
+    bend_q_.multiply_add(-params_.bend_stiffness, y, f, 1);
+  }
+}
+
+double ClothModel::bending_energy(const std::vector<Vec3>& x) const {
+  return params_.bend_stiffness * bend_q_.quadratic_form(x);
+}
+
+double ClothModel::elastic_energy(const std::vector<Vec3>& x) const {
+  double e = 0;
+  for (const Element& el : elements_) {
+    const Vec3 wu = el.cu[0] * x[el.v[0]] + el.cu[1] * x[el.v[1]] + el.cu[2] * x[el.v[2]];
+    const Vec3 wv = el.cv[0] * x[el.v[0]] + el.cv[1] * x[el.v[1]] + el.cv[2] * x[el.v[2]];
+    const double cu = wu.norm() - 1, cv = wv.norm() - 1, cs = wu.dot(wv);
+    e += 0.5 * el.area * (params_.stretch_stiffness * (cu * cu + cv * cv) + params_.shear_stiffness * cs * cs);
+  }
+  return e + bending_energy(x);
+}
+
+}  // namespace impetus

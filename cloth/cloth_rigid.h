@@ -1,0 +1,43 @@
+#pragma once
+// Cloth–rigid contact: every free cloth vertex against every collider, after the implicit
+// solve and before self-collision; then cloth edges against spheres and capsules (whose
+// surfaces a coarse cloth can straddle between two vertices, e.g. a thin rod). A vertex closer than the thickness to a shape (at the end
+// of the step, x0 + u) is pushed out along the shape normal on its displacement only (no
+// velocity is added, so contact does not bounce), its velocity relative to the body loses its
+// approaching normal part (inelastic) and up to μ times that much of its tangential part
+// (Coulomb friction, sticking or sliding), and the opposite momentum change goes back to the
+// body as a RigidImpulse at the contact point.
+#include <array>
+#include <span>
+#include <vector>
+
+#include "cloth/rigid_collider.h"
+
+namespace impetus {
+
+struct ClothRigidSettings {
+  double h = 1.0 / 240.0;
+  double thickness = 0.005;
+  double friction = 0.3;  // the cloth's μ
+  int threads = 0;
+};
+
+struct ClothRigidStats {
+  int contacts = 0;       // vertices in contact
+  int edge_contacts = 0;  // edges in contact at an interior point
+  double max_penetration = 0;  // deepest (thickness − distance) found before the push-out
+};
+
+/// Updates u (displacement of the step) and v (end velocity) of the vertices with
+/// inv_mass > 0; appends the reactions on the bodies (vertex order, then collider order, then
+/// the edge contacts in edge order). `edges` may be empty (vertices only).
+void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std::vector<Vec3>& v,
+                         const std::vector<double>& mass, const std::vector<double>& inv_mass,
+                         const std::vector<std::array<int, 2>>& edges,
+                         std::span<const RigidCollider> colliders, const ClothRigidSettings& settings,
+                         std::vector<RigidImpulse>& reactions, ClothRigidStats& stats);
+
+/// Smallest signed distance from any vertex to any collider (for tests and diagnostics).
+double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders);
+
+}  // namespace impetus

@@ -1,0 +1,37 @@
+#pragma once
+// Modified preconditioned conjugate gradients (Baraff & Witkin 1998, §5.3) for the cloth's
+// backward-Euler system A Δv = b, A = blocks + c_b·(Q ⊗ I₃). Constrained vertices (pinned or
+// attached) get a prescribed Δv = z and are filtered out of the search directions, so the
+// iteration never moves them. Block-Jacobi preconditioner (inverse 3×3 diagonal blocks).
+#include <vector>
+
+#include "cloth/block_sparse.h"
+
+namespace impetus {
+
+struct PcgResult {
+  int iterations = 0;
+  double relative_residual = 0;  // sqrt(δ / δ0) at exit, preconditioned filtered norm
+};
+
+class ImplicitSolver {
+ public:
+  /// Solves (blocks + bending_coefficient·Q) dv = b with dv_i = z_i where constrained[i].
+  /// `dv` holds the initial guess on entry (its constrained entries are replaced by z).
+  /// Stops when rᵀP⁻¹r ≤ max(tolerance²·δ0, absolute_floor) (δ0 = bᵀP⁻¹b, filtered) or after
+  /// max_iterations.
+  PcgResult solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
+                  double bending_coefficient, const std::vector<Vec3>& b,
+                  const std::vector<char>& constrained, const std::vector<Vec3>& z,
+                  double tolerance, double absolute_floor, int max_iterations, int threads,
+                  std::vector<Vec3>& dv);
+
+ private:
+  void apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
+             const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
+
+  std::vector<Mat3> inv_diag_;
+  std::vector<Vec3> r_, c_, q_, s_;
+};
+
+}  // namespace impetus

@@ -1,0 +1,306 @@
+// MCD of two capsules (paper 2, §III): the closed-form signed distance (eq. 3.1), the directional
+// motion bound (eq. 3.3), and the conservative-advancement (Alg. 3.1) and hybrid (§III.D)
+// methods. Spheres are handled as capsules with a zero-length core.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "collision/base/assert.h"
+#include "collision/continuous_distance.h"
+#include "collision/mcd_golden_section.h"
+
+namespace impetus {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double clamp01(double x) { return std::min(1.0, std::max(0.0, x)); }
+
+// Closest points of segments p0p1 and q0q1 as parameters (s, t) in [0, 1]²: minimise over s
+// with t eliminated, clamping and re-projecting at the borders. Nearly parallel segments take
+// s = 0 first (any s is then optimal up to a relative error of the order of sin² of their angle).
+void closest_segment_parameters(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1,
+                                double* s, double* t) {
+  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  if (a <= 0 && e <= 0) {
+    *s = *t = 0;
+    return;
+  }
+  if (a <= 0) {
+    *s = 0;
+    *t = clamp01(f / e);
+    return;
+  }
+  const double c = d1.dot(r);
+  if (e <= 0) {
+    *t = 0;
+    *s = clamp01(-c / a);
+    return;
+  }
+  const double b = d1.dot(d2);
+  const double denom = a * e - b * b;  // = a e sin²(angle) >= 0
+  double ss = denom > 1e-15 * a * e ? clamp01((b * f - c * e) / denom) : 0.0;
+  double tt = (b * ss + f) / e;
+  if (tt < 0) {
+    tt = 0;
+    ss = clamp01(-c / a);
+  } else if (tt > 1) {
+    tt = 1;
+    ss = clamp01((b - c) / a);
+  }
+  *s = ss;
+  *t = tt;
+}
+
+[[maybe_unused]] bool is_capsule_like(const Shape& s) {
+  return s.type == ShapeType::Capsule || s.type == ShapeType::Sphere;
+}
+
+double core_half_length(const Shape& s) { return s.type == ShapeType::Capsule ? s.half_length : 0.0; }
+
+// One capsule in motion: core segment x(t) ± h R(t) e_z.
+struct MovingCapsule {
+  const Shape* shape;
+  const RigidMotion* motion;
+  double h;
+  // max over core points of the distance to the rotation axis through the body origin:
+  // h·|axis × ω̂|, constant in time since the axis turns about ω (0 without rotation).
+  double axis_offset;
+
+  MovingCapsule(const Shape& s, const RigidMotion& m) : shape(&s), motion(&m), h(core_half_length(s)) {
+    const double w = m.angular_velocity.norm();
+    const Vec3 axis = m.pose0.rotate(Vec3::UnitZ());
+    axis_offset = w > 0 ? h * axis.cross(m.angular_velocity / w).norm() : 0.0;
+  }
+};
+
+// δ(t) of the pair with an evaluation counter and the best value seen (the upper bound).
+class CapsulePair {
+ public:
+  CapsulePair(const Shape& a, const RigidMotion& ma, const Shape& b, const RigidMotion& mb)
+      : a_(a, ma), b_(b, mb), relative_velocity_(ma.linear_velocity - mb.linear_velocity) {}
+
+  CapsuleDistance operator()(double t) {
+    ++evaluations;
+    const CapsuleDistance d =
+        capsule_signed_distance(*a_.shape, a_.motion->at(t), *b_.shape, b_.motion->at(t));
+    if (d.distance < best || (d.distance == best && t < best_time)) {
+      best = d.distance;
+      best_time = t;
+    }
+    return d;
+  }
+
+  // Paper 2, eq. 3.3 adapted to uniform motion: along a fixed direction n (a → b), the support
+  // gap of the two cores, which bounds δ from below for any n and equals δ for the closest
+  // direction (also when overlapping: δ = max over n of the gap, Lemma 3.1), changes at most at
+  //   μ = |n·(v_a − v_b)| + |ω_a × n|·ρ_a + |ω_b × n|·ρ_b,
+  // ρ = max distance of a core point to its rotation axis. A core point r (from the body
+  // origin) moves along n at (ω × r)·n, and |(ω × r)·n| <= |r⊥|·|ω × n|, r⊥ ⟂ ω. The radii do not
+  // enter (unlike the paper's r_A term): the ball's support point moves with its core point.
+  double motion_bound(const Vec3& n) const {
+    return std::abs(n.dot(relative_velocity_)) +
+           a_.motion->angular_velocity.cross(n).norm() * a_.axis_offset +
+           b_.motion->angular_velocity.cross(n).norm() * b_.axis_offset;
+  }
+
+  double min_distance_bound() const { return -(a_.shape->radius + b_.shape->radius); }
+
+  int evaluations = 0;
+  double best = kInf;
+  double best_time = 0;
+
+ private:
+  MovingCapsule a_, b_;
+  Vec3 relative_velocity_;
+};
+
+// One side of conservative advancement: the region between the interval end it started from and
+// `t` is certified to have δ >= the level it was advanced at. Holds the sample at `t` if taken.
+struct Pointer {
+  double t = 0;
+  int dir = 1;  // +1 forward from t0, −1 backward from t1
+  bool sampled = false;
+  CapsuleDistance sample;
+};
+
+enum class Step { Reached, Advanced, Exhausted };
+
+// One advancement step at level d (eq. 3.4): Δt = (δ − d)/μ. `limit` is where the other side's
+// certified region begins (t1 or t0 for one-sided advancement). `reach_slack` η > 0 ends the
+// Zeno sequence near a level that is touched tangentially: δ <= d + η counts as reaching d.
+Step advance(CapsulePair& pair, Pointer& p, double d, double reach_slack, double limit) {
+  if (!p.sampled) {
+    p.sample = pair(p.t);
+    p.sampled = true;
+  }
+  const double gap = p.sample.distance - d;
+  if (gap <= reach_slack) return Step::Reached;
+  const double mu = pair.motion_bound(p.sample.normal);
+  const double dt = mu > 0 ? gap / mu : kInf;
+  const double next = p.t + p.dir * dt;
+  if (p.dir > 0 ? next >= limit : next <= limit) return Step::Exhausted;
+  p.t = next;
+  p.sampled = false;
+  return Step::Advanced;
+}
+
+McdResult finish(const CapsulePair& pair, double lower, double tolerance, bool capped) {
+  McdResult r;
+  r.mcd = pair.best;
+  r.time = pair.best_time;
+  r.upper_bound = pair.best;
+  r.lower_bound = std::min(lower, pair.best);
+  r.evaluations = pair.evaluations;
+  r.certified = !capped && r.upper_bound - r.lower_bound <= tolerance;
+  return r;
+}
+
+// Saved pointers of the latest level that was reached, valid for any level <= `level`.
+struct Window {
+  Pointer forward, backward;
+  double level = kInf;
+};
+
+Window initial_window(double t0, double t1) {
+  Window w;
+  w.forward.t = t0;
+  w.forward.dir = 1;
+  w.backward.t = t1;
+  w.backward.dir = -1;
+  return w;
+}
+
+// Does δ reach level d on [t0, t1]? Two-sided (forward and backward interleaved, hybrid) or
+// forward only (Alg. 3.1). On success the window's pointers move to where d was reached.
+bool reaches_level(CapsulePair& pair, Window& window, double t0, double t1, double d, double slack,
+                   bool two_sided, int max_evaluations, bool* capped) {
+  // Saved pointers only certify δ >= window.level; a higher level restarts from the ends.
+  Window w = d <= window.level ? window : initial_window(t0, t1);
+  for (;;) {
+    if (pair.evaluations >= max_evaluations) {
+      *capped = true;
+      return false;
+    }
+    // An exhausted step certified δ >= d up to the other side's certified region (or the
+    // interval end): the level is not reached anywhere.
+    const Step f = advance(pair, w.forward, d, slack, two_sided ? w.backward.t : t1);
+    if (f == Step::Reached) break;
+    if (f == Step::Exhausted) return false;
+    if (two_sided) {
+      const Step b = advance(pair, w.backward, d, slack, w.forward.t);
+      if (b == Step::Reached) break;
+      if (b == Step::Exhausted) return false;
+    }
+  }
+  window = w;
+  window.level = d;
+  return true;
+}
+
+}  // namespace
+
+CapsuleDistance capsule_signed_distance(const Shape& a, const Pose& pose_a, const Shape& b,
+                                        const Pose& pose_b) {
+  IMPETUS_ASSERT(is_capsule_like(a) && is_capsule_like(b), "capsule_signed_distance: capsules only");
+  const Vec3 ha = pose_a.rotate(Vec3(0, 0, core_half_length(a)));
+  const Vec3 hb = pose_b.rotate(Vec3(0, 0, core_half_length(b)));
+  const Vec3 a0 = pose_a.position - ha, a1 = pose_a.position + ha;
+  const Vec3 b0 = pose_b.position - hb, b1 = pose_b.position + hb;
+  double s = 0, t = 0;
+  closest_segment_parameters(a0, a1, b0, b1, &s, &t);
+  CapsuleDistance r;
+  r.core_a = a0 + s * (a1 - a0);
+  r.core_b = b0 + t * (b1 - b0);
+  const Vec3 diff = r.core_b - r.core_a;
+  const double len = diff.norm();
+  // Paper 2, eq. 3.1: δ = dist(l_A, l_B) − (r_A + r_B), separation or −penetration alike.
+  r.distance = len - (a.radius + b.radius);
+  if (len > 0) {
+    r.normal = diff / len;
+  } else {
+    // Cores meet: δ is the global minimum −(rA + rB); any direction serves.
+    const Vec3 c = (a1 - a0).cross(b1 - b0);
+    const Vec3 axis = (a1 - a0).squaredNorm() > 0 ? Vec3(a1 - a0) : Vec3(b1 - b0);
+    if (c.squaredNorm() > 0) {
+      r.normal = c.normalized();
+    } else {
+      r.normal = axis.squaredNorm() > 0 ? any_orthogonal(axis) : Vec3(Vec3::UnitZ());
+    }
+  }
+  return r;
+}
+
+McdResult mcd_conservative_advancement(const Shape& a, const RigidMotion& motion_a, const Shape& b,
+                                       const RigidMotion& motion_b, double t0, double t1,
+                                       const McdOptions& options) {
+  IMPETUS_ASSERT(is_capsule_like(a) && is_capsule_like(b), "conservative advancement: capsules only");
+  CapsulePair pair(a, motion_a, b, motion_b);
+  const double eps = options.tolerance;
+  const double slack = 0.25 * eps;
+  // Alg. 3.1, lines 1–2: the range [d0, d1] holds the minimum.
+  double lower = pair.min_distance_bound();
+  Window window = initial_window(t0, t1);
+  window.forward.sample = pair(t0);
+  window.forward.sampled = true;
+  pair(t1);
+  bool capped = false;
+  // Lines 3–11. A reached level lowers the upper bound to the value found (<= d + η), so each
+  // pass shrinks the range to at most half plus η = ε/4 and the loop ends below ε.
+  while (pair.best - lower > eps && !capped) {
+    const double d = 0.5 * (lower + pair.best);
+    if (!reaches_level(pair, window, t0, t1, d, slack, false, options.max_evaluations, &capped)) {
+      if (!capped) lower = d;  // δ > d on all of [t0, t1]
+    }
+  }
+  return finish(pair, lower, eps, capped);
+}
+
+McdResult mcd_hybrid(const Shape& a, const RigidMotion& motion_a, const Shape& b,
+                     const RigidMotion& motion_b, double t0, double t1, const McdOptions& options) {
+  IMPETUS_ASSERT(is_capsule_like(a) && is_capsule_like(b), "hybrid MCD: capsules only");
+  CapsulePair pair(a, motion_a, b, motion_b);
+  const double eps = options.tolerance;
+  const double slack = 0.25 * eps;
+  double lower = pair.min_distance_bound();
+  Window window = initial_window(t0, t1);
+  window.forward.sample = pair(t0);
+  window.forward.sampled = true;
+  window.backward.sample = pair(t1);
+  window.backward.sampled = true;
+  bool capped = false;
+  const double time_tolerance = 1e-12 * std::max(1.0, std::max(std::abs(t0), std::abs(t1)));
+  auto refine = [&]() {
+    // Golden section inside the window where the reached levels put the minimum (§III.D).
+    const int budget = options.max_evaluations - pair.evaluations;
+    mcd_detail::golden_section_search([&](double t) { return pair(t).distance; },
+                                      window.forward.t, window.backward.t, 0.01 * eps,
+                                      time_tolerance, std::min(budget, 200));
+  };
+  // Optional phase 1 (the paper's order): range bisection with forward and backward advancement
+  // interleaved; a level is decided as soon as either side reaches it or the two sides meet.
+  const double switch_width = options.hybrid_switch > 0
+                                  ? std::max(1.0, options.hybrid_switch) * eps
+                                  : std::numeric_limits<double>::infinity();
+  while (pair.best - lower > switch_width && !capped) {
+    const double d = 0.5 * (lower + pair.best);
+    if (!reaches_level(pair, window, t0, t1, d, slack, true, options.max_evaluations, &capped)) {
+      if (!capped) lower = d;
+    }
+  }
+  // Phase 2: golden section for a good upper bound, then certify it with one advancement pass at
+  // level upper − 3ε/4. If that level is reached after all (the window held a lower local
+  // minimum), the upper bound drops by at least ε/2 and we search the new window again.
+  while (pair.best - lower > eps && !capped) {
+    refine();
+    if (pair.best - lower <= eps) break;
+    const double d = std::max(0.5 * (lower + pair.best), pair.best - 0.75 * eps);
+    if (!reaches_level(pair, window, t0, t1, d, slack, true, options.max_evaluations, &capped)) {
+      if (!capped) lower = d;
+    }
+  }
+  return finish(pair, lower, eps, capped);
+}
+
+}  // namespace impetus

@@ -1,0 +1,109 @@
+// The cloth phase of the step and the World's cloth API: each cloth is stepped after the rigid
+// bodies have moved, against the bodies near it, and its reaction impulses are applied to those
+// bodies (two-way coupling).
+#include <stdexcept>
+
+#include "cloth/cloth_mesh.h"
+#include "engine/world_impl.h"
+
+namespace impetus {
+
+int World::create_cloth(const ClothDef& def) {
+  Impl& w = *impl_;
+  ClothMesh mesh;
+  if (def.is_grid) {
+    if (def.grid_resolution[0] < 1 || def.grid_resolution[1] < 1 || !(def.grid_size[0] > 0) ||
+        !(def.grid_size[1] > 0))
+      throw std::invalid_argument("cloth '" + def.name + "': grid size and resolution must be positive");
+    mesh = make_grid_cloth(def.grid_size, def.grid_resolution, def.grid_center, def.grid_orientation);
+  } else {
+    mesh.vertices = def.mesh_vertices;
+    mesh.triangles = def.mesh_triangles;
+  }
+  const int n = static_cast<int>(mesh.vertices.size());
+  if (n < 3 || mesh.triangles.empty())
+    throw std::invalid_argument("cloth '" + def.name + "': needs at least one triangle");
+  ClothParams params;
+  params.areal_density = def.areal_density;
+  params.stretch_stiffness = def.stretch_stiffness;
+  params.shear_stiffness = def.shear_stiffness;
+  params.bend_stiffness = def.bend_stiffness;
+  params.damping = def.damping;
+  params.thickness = def.thickness;
+  params.friction = def.friction;
+  params.self_collision = def.self_collision;
+  params.threads = w.def.threads;
+  for (int v : def.pin) {
+    if (v < 0 || v >= n) throw std::invalid_argument("cloth '" + def.name + "': pin index out of range");
+    params.pinned.push_back(v);
+  }
+  ClothSim sim(mesh, params);
+  for (const ClothAttachDef& a : def.attach) {
+    if (a.vertex < 0 || a.vertex >= n || a.body < 0 || a.body >= static_cast<int>(w.bodies.size()))
+      throw std::invalid_argument("cloth '" + def.name + "': attachment out of range");
+    sim.attach(a.vertex, a.body, w.bodies[a.body].frame_pose());
+  }
+  w.cloths.push_back(Impl::Cloth{def.name, std::move(sim)});
+  return static_cast<int>(w.cloths.size()) - 1;
+}
+
+int World::cloth_count() const { return static_cast<int>(impl_->cloths.size()); }
+const std::string& World::cloth_name(int cloth) const { return impl_->cloths.at(cloth).name; }
+const std::vector<Vec3>& World::cloth_positions(int cloth) const {
+  return impl_->cloths.at(cloth).sim.positions();
+}
+const std::vector<std::array<int, 3>>& World::cloth_triangles(int cloth) const {
+  return impl_->cloths.at(cloth).sim.triangles();
+}
+int World::cloth_self_intersections(int cloth) const {
+  return impl_->cloths.at(cloth).sim.stats().self_intersections;
+}
+
+void World::Impl::step_cloths(double h) {
+  for (Cloth& cloth : cloths) {
+    // Bodies the cloth can reach this step: its box grown by its motion and thickness.
+    const std::vector<Vec3>& x = cloth.sim.positions();
+    const std::vector<Vec3>& v = cloth.sim.velocities();
+    Aabb reach;
+    for (size_t i = 0; i < x.size(); ++i) {
+      reach.grow(x[i]);
+      reach.grow(x[i] + h * v[i] + (h * h) * def.gravity);
+    }
+    reach = reach.inflated(cloth.sim.params().thickness + kContactMargin);
+    cloth_colliders.clear();
+    for (size_t b = 0; b < bodies.size(); ++b) {
+      const RigidBodySim& body = bodies[b];
+      Pose pose = body.frame_pose();
+      if (!compute_aabb(shapes[b], pose).overlaps(reach)) continue;
+      RigidCollider c;
+      c.body = static_cast<int>(b);
+      c.shape = shapes[b];
+      c.pose = pose;
+      c.linear_velocity = body.v;
+      c.angular_velocity = body.w;
+      c.center_of_mass = body.x;
+      c.friction = def.materials[materials[b]].friction;
+      cloth_colliders.push_back(c);
+    }
+    cloth_reactions.clear();
+    cloth.sim.step(h, def.gravity, cloth_colliders, cloth_reactions);
+    // Newton's third law on the rigid side, in a fixed order.
+    for (const RigidImpulse& r : cloth_reactions) {
+      RigidBodySim& body = bodies[r.body];
+      if (!body.dynamic) continue;
+      body.v += body.inv_mass * r.impulse;
+      body.w += body.inv_inertia_world * (r.point - body.x).cross(r.impulse);
+    }
+    const ClothStats& cs = cloth.sim.stats();
+    stats.cloth_phase_seconds["internal_forces"] += cs.seconds_internal_forces;
+    stats.cloth_phase_seconds["solve"] += cs.seconds_solve;
+    stats.cloth_phase_seconds["rigid"] += cs.seconds_rigid;
+    stats.cloth_phase_seconds["culling"] += cs.seconds_culling;
+    stats.cloth_phase_seconds["ccd"] += cs.seconds_ccd;
+    stats.cloth_phase_seconds["response"] += cs.seconds_response;
+    stats.cloth_phase_seconds["intersection_count"] += cs.seconds_intersection_count;
+    stats.cloth_self_intersections_max = std::max(stats.cloth_self_intersections_max, cs.self_intersections);
+  }
+}
+
+}  // namespace impetus

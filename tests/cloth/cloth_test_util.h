@@ -1,0 +1,55 @@
+#pragma once
+// Helpers shared by the cloth tests: seeded random vectors and small scenes.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cloth/cloth_mesh.h"
+#include "cloth/cloth_sim.h"
+#include "collision/base/math.h"
+
+namespace impetus::cloth_test {
+
+inline Vec3 random_vec(std::mt19937_64& rng, double lo = -1.0, double hi = 1.0) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  return Vec3(d(rng), d(rng), d(rng));
+}
+
+inline Vec3 random_unit(std::mt19937_64& rng) {
+  std::normal_distribution<double> d(0.0, 1.0);
+  Vec3 v(d(rng), d(rng), d(rng));
+  return v.normalized();
+}
+
+inline double uniform(std::mt19937_64& rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+
+/// Parameters of the shared benchmark scenes (cloth_hang_64.json / cloth_drape_sphere.json).
+inline ClothParams scene_params() {
+  ClothParams p;
+  p.areal_density = 0.3;
+  p.stretch_stiffness = 5000;
+  p.shear_stiffness = 500;
+  p.bend_stiffness = 0.001;
+  p.damping = 0.01;
+  p.thickness = 0.004;
+  p.friction = 0.3;
+  // Serial by default: these tests run beside other builds on 2 cores, where every OpenMP
+  // barrier can wait a scheduler tick. Determinism across thread counts has its own test.
+  p.threads = 1;
+  return p;
+}
+
+inline RigidCollider static_collider(int body, const Shape& shape, const Vec3& position,
+                                     double friction = 0.5) {
+  RigidCollider c;
+  c.body = body;
+  c.shape = shape;
+  c.pose.position = position;
+  c.center_of_mass = position;
+  c.friction = friction;
+  return c;
+}
+
+}  // namespace impetus::cloth_test

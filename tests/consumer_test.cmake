@@ -1,0 +1,51 @@
+# ctest script: install the build into a temporary prefix, build tests/consumer against it with
+# find_package(impetus), run the consumer. Proves that the installed package (headers, library,
+# impetusConfig.cmake and its dependencies) is usable on its own.
+# Inputs (-D): BUILD_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, SANITIZE.
+foreach(var BUILD_DIR CONSUMER_DIR WORK_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "consumer_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT BUILD_TYPE)
+  set(BUILD_TYPE Release)
+endif()
+
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/build)
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run_step("install into ${prefix}"
+  ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --config ${BUILD_TYPE})
+run_step("run the installed CLI" ${prefix}/bin/impetus --version)
+
+set(configure_args -S ${CONSUMER_DIR} -B ${consumer_build} -DCMAKE_PREFIX_PATH=${prefix}
+                   -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+if(GENERATOR)
+  list(APPEND configure_args -G ${GENERATOR})
+endif()
+if(CXX_COMPILER)
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(SANITIZE)
+  # The installed library was built with ASan/UBSan; its consumer must link their runtimes.
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined"
+                             "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+endif()
+run_step("configure the consumer" ${CMAKE_COMMAND} ${configure_args})
+run_step("build the consumer" ${CMAKE_COMMAND} --build ${consumer_build} --config ${BUILD_TYPE})
+
+find_program(consumer_exe consumer PATHS ${consumer_build} ${consumer_build}/${BUILD_TYPE}
+             NO_DEFAULT_PATH REQUIRED)
+run_step("run the consumer" ${consumer_exe})
+message(STATUS "${step_output}")

@@ -1,0 +1,185 @@
+// Suite `scenes`: the shared 1k-body benchmark piles, loaded unchanged, run at 1 and 2 threads.
+// Times are medians over full runs (3 by default; --quick: 1 run of 30 steps). The World is
+// built from the loaded SceneDef exactly as `impetus run` would, with only def.threads
+// overridden, so the figures compare directly with the peers' numbers in scenes/README.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/scene_loader.h"
+#include "engine/state_hash.h"
+#include "engine/world.h"
+#include "tools/bench/suites.h"
+
+namespace impetus::bench {
+namespace {
+
+constexpr const char* kScenes[] = {"pile_boxes_1k", "pile_spheres_1k"};
+constexpr int kThreadCounts[] = {1, 2};
+constexpr int kReportedThreads = 2;  // `<scene>.ms_per_step` is the 2-thread median
+constexpr int kFullRuns = 3;
+constexpr long long kQuickSteps = 30;
+
+struct RunResult {
+  double ms_per_step = 0;
+  std::map<std::string, double> phase_ms;  // per step
+  int contacts_max = 0;
+  double max_penetration = 0;
+  std::string state_hash;
+  long long steps = 0;
+  bool diverged = false;
+  std::string divergence;
+};
+
+std::unique_ptr<World> build_world(const SceneDef& scene, int threads) {
+  WorldDef def = scene.world;
+  def.threads = threads;
+  auto world = std::make_unique<World>(def);
+  for (const BodyDef& body : scene.bodies) world->create_body(body);
+  for (const JointDef& joint : scene.joints) world->create_joint(joint);
+  for (const ClothDef& cloth : scene.cloths) world->create_cloth(cloth);
+  return world;
+}
+
+// Hash of the moving bodies' final states, to confirm that thread counts agree bit for bit.
+std::string final_state_hash(const World& world) {
+  StateHasher hasher;
+  for (int i = 0; i < world.body_count(); ++i) {
+    BodyId id = world.body_id(i);
+    if (world.body_motion(id) == MotionType::Static) continue;
+    BodyState s = world.body_state(id);
+    const Quat& q = s.orientation;
+    hasher.add(s.position.data(), 3);
+    for (double c : {q.w(), q.x(), q.y(), q.z()}) hasher.add(c);
+    hasher.add(s.linear_velocity.data(), 3);
+    hasher.add(s.angular_velocity.data(), 3);
+  }
+  return hasher.hex();
+}
+
+RunResult run_once(const SceneDef& scene, int threads, long long steps) {
+  std::unique_ptr<World> world = build_world(scene, threads);
+  RunResult r;
+  auto start = std::chrono::steady_clock::now();
+  for (; r.steps < steps; ++r.steps) {
+    world->step();
+    if (world->status() == WorldStatus::Diverged) {
+      r.diverged = true;
+      r.divergence = world->divergence_message();
+      ++r.steps;
+      break;
+    }
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double steps_done = static_cast<double>(std::max<long long>(r.steps, 1));
+  r.ms_per_step = 1000.0 * seconds / steps_done;
+  const WorldStats& stats = world->stats();
+  for (const auto& [phase, phase_seconds] : stats.phase_seconds) {
+    r.phase_ms[phase] = 1000.0 * phase_seconds / steps_done;
+  }
+  r.contacts_max = stats.contacts_max;
+  r.max_penetration = stats.max_penetration;
+  r.state_hash = final_state_hash(*world);
+  return r;
+}
+
+int moving_body_count(const SceneDef& scene) {
+  return static_cast<int>(
+      std::count_if(scene.bodies.begin(), scene.bodies.end(),
+                    [](const BodyDef& b) { return b.motion != MotionType::Static; }));
+}
+
+// Runs one scene at every thread count and adds its figures; returns false on a failure that
+// should fail the suite (the scene exists but could not be run).
+bool bench_scene(const std::string& name, const BenchOptions& options, BenchReport& report) {
+  std::filesystem::path path =
+      std::filesystem::path(options.shared_dir) / "scenes" / (name + ".json");
+  if (!std::filesystem::exists(path)) {
+    report.skipped.push_back(name + ": " + path.string() + " not found (use --shared DIR)");
+    return true;
+  }
+  SceneLoadResult loaded = load_scene_file(path.string());
+  if (!loaded.ok()) {
+    report.skipped.push_back(name + ": cannot load: " + loaded.error);
+    return false;
+  }
+  const SceneDef& scene = *loaded.scene;
+  long long steps = options.quick ? std::min(kQuickSteps, scene.steps) : scene.steps;
+  int runs = options.quick ? 1 : kFullRuns;
+
+  std::map<int, std::vector<RunResult>> results;  // threads -> runs
+  try {
+    for (int threads : kThreadCounts) {
+      for (int run = 0; run < runs; ++run) {
+        RunResult r = run_once(scene, threads, steps);
+        std::fprintf(stderr, "scenes: %s threads %d run %d/%d: %.3f ms/step\n", name.c_str(),
+                     threads, run + 1, runs, r.ms_per_step);
+        results[threads].push_back(r);
+      }
+    }
+  } catch (const std::exception& e) {
+    report.skipped.push_back(name + ": the world rejected the scene: " + e.what());
+    return false;
+  }
+
+  bool ok = true;
+  std::string reference_hash = results[kThreadCounts[0]].front().state_hash;
+  bool identical = true;
+  int contacts_max = 0;
+  double max_penetration = 0;
+  for (const auto& [threads, runs_at] : results) {
+    std::vector<double> ms;
+    for (const RunResult& r : runs_at) {
+      ms.push_back(r.ms_per_step);
+      identical = identical && r.state_hash == reference_hash;
+      contacts_max = std::max(contacts_max, r.contacts_max);
+      max_penetration = std::max(max_penetration, r.max_penetration);
+      if (r.diverged) {
+        report.notes.push_back(name + " diverged at " + std::to_string(threads) +
+                               " threads: " + r.divergence);
+        ok = false;
+      }
+    }
+    report.figures[name + ".ms_per_step.threads_" + std::to_string(threads)] = median(ms);
+  }
+
+  const std::vector<RunResult>& reported = results[kReportedThreads];
+  report.figures[name + ".ms_per_step"] =
+      report.figures[name + ".ms_per_step.threads_" + std::to_string(kReportedThreads)];
+  std::map<std::string, std::vector<double>> phases;
+  for (const RunResult& r : reported) {
+    for (const auto& [phase, ms] : r.phase_ms) phases[phase].push_back(ms);
+  }
+  for (const auto& [phase, ms] : phases) {
+    report.figures[name + ".phase." + phase + ".ms"] = median(ms);
+  }
+  report.figures[name + ".max_penetration"] = max_penetration;
+  report.figures[name + ".contacts_max"] = contacts_max;
+  report.figures[name + ".bodies"] = moving_body_count(scene);
+  report.figures[name + ".steps"] = static_cast<double>(reported.front().steps);
+  report.figures[name + ".threads_identical"] = identical ? 1 : 0;
+  report.figures[name + ".speedup_2_threads"] = report.figures[name + ".ms_per_step.threads_1"] /
+                                                report.figures[name + ".ms_per_step.threads_2"];
+  report.notes.push_back(name + ": " + std::to_string(moving_body_count(scene)) +
+                         " moving bodies, " + std::to_string(steps) + " steps x " +
+                         std::to_string(runs) + " run(s) per thread count; final states " +
+                         (identical ? "bit-identical" : "DIFFER") + " across runs and threads");
+  if (!identical) ok = false;
+  return ok;
+}
+
+}  // namespace
+
+int run_suite_scenes(const BenchOptions& options, BenchReport& report) {
+  bool ok = true;
+  for (const char* name : kScenes) ok = bench_scene(name, options, report) && ok;
+  return ok ? 0 : 1;
+}
+
+}  // namespace impetus::bench

@@ -1,0 +1,22 @@
+#pragma once
+// The impetus-bench suites, one per suite_<name>.cpp; bench_main.cpp registers each one whose
+// file is present (IMPETUS_BENCH_HAS_<NAME>, set by CMakeLists.txt). A suite fills the report
+// and returns 0, or non-zero when something that should have run failed.
+#include "tools/bench/bench.h"
+
+namespace impetus::bench {
+
+/// pile_boxes_1k and pile_spheres_1k from the shared benchmark scenes, 1 and 2 threads.
+int run_suite_scenes(const BenchOptions& options, BenchReport& report);
+/// Paper 1: ellipsoid closest-approach iterations and cost (suite_ellipsoid.cpp).
+int run_suite_ellipsoid(const BenchOptions& options, BenchReport& report);
+/// Paper 5: block solver orderings, scaling, Eigen LU, accuracy vs sequential impulses.
+int run_suite_solver(const BenchOptions& options, BenchReport& report);
+/// Papers 2-3: continuous minimum distance methods, capsules and meshes (suite_mcd.cpp).
+int run_suite_mcd(const BenchOptions& options, BenchReport& report);
+/// Convex-vs-plane time of impact: extreme-vertex method against discrete stepping.
+int run_suite_plane_toi(const BenchOptions& options, BenchReport& report);
+/// Paper 4: cloth self-collision culling with normal-cone trees (suite_cloth.cpp).
+int run_suite_cloth(const BenchOptions& options, BenchReport& report);
+
+}  // namespace impetus::bench

@@ -1,0 +1,112 @@
+// `impetus run SCENE --out DIR`: step a scene and write its results.
+#include <string>
+#include <vector>
+
+#include "collision/base/log.h"
+#include "engine/scene_loader.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/progress_bar.h"
+#include "tools/cli/scene_command.h"
+
+namespace impetus::cli {
+
+std::vector<OptionSpec> scene_run_option_specs() {
+  return {{"--out", true, ""},
+          {"--steps", true, ""},
+          {"--threads", true, ""},
+          {"--every", true, ""},
+          {"--no-meshes", false, ""}};
+}
+
+bool read_run_options(const ParsedArgs& args, RunOptions* options, std::string* error) {
+  if (std::optional<std::string> text = args.get("--steps")) {
+    std::optional<long long> steps = parse_integer("--steps", *text, 0, 1'000'000'000'000LL, error);
+    if (!steps) return false;
+    options->steps = *steps;
+  }
+  if (std::optional<std::string> text = args.get("--threads")) {
+    std::optional<long long> threads = parse_integer("--threads", *text, 0, 4096, error);
+    if (!threads) return false;
+    options->threads = static_cast<int>(*threads);
+  }
+  if (std::optional<std::string> text = args.get("--every")) {
+    std::optional<long long> every = parse_integer("--every", *text, 1, 1'000'000'000, error);
+    if (!every) return false;
+    options->every = static_cast<int>(*every);
+  }
+  if (args.has("--no-meshes")) options->write_meshes = false;
+  if (std::optional<std::string> dir = args.get("--out")) {
+    if (dir->empty()) {
+      *error = "--out: must name a folder";
+      return false;
+    }
+    options->out_dir = *dir;
+  }
+  return true;
+}
+
+std::optional<SceneDef> load_scene_or_report(const std::string& path) {
+  SceneLoadResult loaded = load_scene_file(path);
+  if (!loaded.ok()) {
+    print_error(loaded.error);
+    return std::nullopt;
+  }
+  return std::move(*loaded.scene);
+}
+
+RunOutcome run_with_progress(const SceneDef& scene, const RunOptions& options, bool quiet) {
+  ProgressBar bar(!quiet && stderr_is_tty());
+  RunOptions with_progress = options;
+  with_progress.progress = [&bar](long long done, long long total) { bar.update(done, total); };
+  RunOutcome outcome = run_scene(scene, with_progress);
+  bar.finish();
+  return outcome;
+}
+
+int command_run(const std::vector<std::string>& args) {
+  std::string error;
+  std::optional<ParsedArgs> parsed = parse_args("run", args, scene_run_option_specs(), &error);
+  if (!parsed) {
+    print_error(error);
+    return kExitInvalid;
+  }
+  if (parsed->has("--help")) {
+    std::fputs(command_help("run").c_str(), stdout);
+    return kExitOk;
+  }
+  RunOptions options;
+  if (!setup_logging(*parsed, &error) || !read_run_options(*parsed, &options, &error)) {
+    print_error("run: " + error);
+    return kExitInvalid;
+  }
+  if (parsed->positionals.size() != 1) {
+    print_error(parsed->positionals.empty()
+                    ? "run: missing SCENE (see 'impetus run --help')"
+                    : "run: unexpected argument '" + parsed->positionals[1] + "'");
+    return kExitInvalid;
+  }
+  if (options.out_dir.empty()) {
+    print_error("run: missing --out DIR (see 'impetus run --help')");
+    return kExitInvalid;
+  }
+  const std::string& scene_path = parsed->positionals.front();
+  std::optional<SceneDef> scene = load_scene_or_report(scene_path);
+  if (!scene) return kExitInvalid;
+  options.scene_file = scene_path;
+
+  RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
+  if (outcome.exit_code == kExitInvalid) {
+    print_error(outcome.error);
+    return kExitInvalid;
+  }
+  if (outcome.exit_code == kExitDiverged) {
+    print_error(scene_path + ": simulation diverged: " + outcome.error);
+    logger()->info("partial results (status \"diverged\") in {}", options.out_dir);
+    return kExitDiverged;
+  }
+  logger()->info("{} steps in {:.3f} s; results in {} (summary.json, trajectory.jsonl)",
+                 outcome.final.steps, outcome.wall_seconds, options.out_dir);
+  return kExitOk;
+}
+
+}  // namespace impetus::cli

@@ -1,0 +1,108 @@
+// Help texts of the `impetus` program.
+#include "tools/cli/commands.h"
+
+namespace impetus::cli {
+
+namespace {
+
+constexpr const char* kCommonOptions =
+    "  --log-level L   trace|debug|info|warn|error|off (default: info when stderr is a\n"
+    "                  terminal, warn otherwise); logs go to stderr only\n"
+    "  -q, --quiet     only errors on stderr, no progress bar\n"
+    "  -h, --help      show this help\n";
+
+}  // namespace
+
+std::string general_help() {
+  return std::string(
+             "impetus " IMPETUS_VERSION
+             ": rigid bodies, articulations and cloth stepped together\n"
+             "\n"
+             "usage: impetus <command> [options]\n"
+             "\n"
+             "commands:\n"
+             "  run SCENE --out DIR          step a scene, write summary.json and "
+             "trajectory.jsonl\n"
+             "  validate SCENE               load and check a scene, print its counts\n"
+             "  query FILE|-                 answer geometric queries (impetus-query/1), JSON "
+             "on stdout\n"
+             "  check SCENE --golden FILE    run a scene and compare it with a golden "
+             "summary.json\n"
+             "  help [COMMAND]               this help, or a command's\n"
+             "\n"
+             "options:\n"
+             "  --version       print the version\n") +
+         kCommonOptions +
+         "\n"
+         "exit status: 0 ok, 1 check mismatch, 2 invalid scene, query or command line,\n"
+         "3 simulation diverged, 4 internal error. Errors are one line on stderr starting\n"
+         "'error:' that names the file and the JSON path.\n"
+         "Run 'impetus <command> --help' for a command's options.\n";
+}
+
+std::string command_help(const std::string& command) {
+  if (command == "run") {
+    return std::string(
+               "usage: impetus run SCENE --out DIR [options]\n"
+               "\n"
+               "Steps SCENE (impetus-scene/1 JSON) and writes DIR/summary.json and\n"
+               "DIR/trajectory.jsonl (DIR is created if missing; nothing is written when the\n"
+               "scene is invalid). Exit 0 when the run finished, 2 for an invalid scene or\n"
+               "command line, 3 when the simulation diverged (summary still written).\n"
+               "\n"
+               "options:\n"
+               "  --out DIR       output folder (required)\n"
+               "  --steps N       number of steps, instead of the scene's duration\n"
+               "  --threads N     worker threads, 0 = all cores (results never depend on it)\n"
+               "  --every N       write a trajectory frame every N steps (default: ~100 "
+               "frames)\n"
+               "  --no-meshes     do not write cloth meshes\n") +
+           kCommonOptions;
+  }
+  if (command == "validate") {
+    return std::string(
+               "usage: impetus validate SCENE [options]\n"
+               "\n"
+               "Loads and checks SCENE without running it; prints one line with its counts.\n"
+               "Exit 0 when valid, 2 otherwise (with the file and JSON path of the problem).\n"
+               "\n"
+               "options:\n") +
+           kCommonOptions;
+  }
+  if (command == "query") {
+    return std::string(
+               "usage: impetus query FILE|- [options]\n"
+               "\n"
+               "Answers a batch of geometric queries (impetus-query/1, '-' reads stdin) and\n"
+               "prints one impetus-query-result/1 JSON document on stdout. Query types:\n"
+               "distance (implemented); closest_approach, mcd, plane_toi, phong_distance\n"
+               "(answered with an error for now). An invalid query gets an error in its slot,\n"
+               "the others are still answered, and the exit status is 2.\n"
+               "\n"
+               "options:\n") +
+           kCommonOptions;
+  }
+  if (command == "check") {
+    return std::string(
+               "usage: impetus check SCENE --golden SUMMARY.json [options]\n"
+               "\n"
+               "Runs SCENE for the golden's number of steps and compares the final body states\n"
+               "with SUMMARY.json (from an earlier `impetus run`). Exit 0 when they agree,\n"
+               "1 with a report of the worst bodies when not, 2 for invalid input.\n"
+               "\n"
+               "options:\n"
+               "  --golden FILE   the reference summary.json (required)\n"
+               "  --tol X         largest allowed error over all bodies of position [m],\n"
+               "                  orientation [rad], linear [m/s] and angular [rad/s] velocity\n"
+               "                  (default 1e-6)\n"
+               "  --exact         require a bit-identical state_hash instead\n"
+               "  --steps N       override the number of steps (default: the golden's)\n"
+               "  --threads N     worker threads, 0 = all cores\n"
+               "  --out DIR       also write this run's results to DIR\n"
+               "  --every N       trajectory frame interval with --out\n") +
+           kCommonOptions;
+  }
+  return "";
+}
+
+}  // namespace impetus::cli

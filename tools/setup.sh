@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages that building and testing impetus needs, but only those
+# that are missing (checked with dpkg), so running it again is a no-op that needs no root.
+# Non-interactive; works as root or through sudo. On a system without dpkg it only checks that
+# the tools are on PATH and leaves the rest to CMake's error messages.
+#
+# libbenchmark-dev is deliberately not listed: impetus-bench uses its own small harness
+# (tools/bench/bench.h), so Google Benchmark is never needed. OpenMP comes with g++ (libgomp).
+set -euo pipefail
+
+packages=(
+  cmake
+  g++
+  make
+  pkg-config
+  libeigen3-dev
+  libbullet-dev
+  libspdlog-dev
+  nlohmann-json3-dev
+  libgtest-dev
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "setup: no dpkg on this system; not installing anything." >&2
+  for tool in cmake c++ make; do
+    command -v "$tool" >/dev/null 2>&1 || echo "setup: warning: '$tool' not found on PATH" >&2
+  done
+  echo "setup: impetus needs CMake >= 3.25, a C++20 compiler with OpenMP, Eigen 3.3+, Bullet" \
+       "(double-precision libraries), spdlog, nlohmann_json 3 and GoogleTest." >&2
+  exit 0
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all build dependencies are installed."
+  exit 0
+fi
+
+echo "setup: installing missing packages: ${missing[*]}"
+if [[ "$(id -u)" -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "setup: error: need root (or sudo) to install: ${missing[*]}" >&2
+  exit 1
+fi
+
+# One `apt-get update`, only now that something must be installed.
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: installed: ${missing[*]}"

@@ -1,6 +1,7 @@
 # ctest script: install the build into a temporary prefix, build tests/consumer against it with
 # find_package(impetus), run the consumer. Proves that the installed package (headers, library,
 # impetusConfig.cmake and its dependencies) is usable on its own.
+cmake_minimum_required(VERSION 3.25)
 # Inputs (-D): BUILD_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, SANITIZE.
 foreach(var BUILD_DIR CONSUMER_DIR WORK_DIR)
   if(NOT DEFINED ${var})

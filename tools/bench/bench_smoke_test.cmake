@@ -1,6 +1,7 @@
 # ctest script: `impetus-bench SUITE --json --quick` must exit 0 and print an impetus-bench/1
-# document carrying every figure bench-format.md requires of SUITE (or, for scenes, a
-# `skipped` entry naming the scene when the shared scenes are not there).
+# document carrying every figure bench-format.md requires of SUITE, or a `skipped` entry naming
+# the part it belongs to (e.g. when the shared benchmark scenes are not there).
+cmake_minimum_required(VERSION 3.25)
 # Inputs (-D): BENCH (the impetus-bench executable), SUITE.
 execute_process(COMMAND ${BENCH} ${SUITE} --json --quick
                 RESULT_VARIABLE rc OUTPUT_VARIABLE doc ERROR_VARIABLE log)
@@ -23,82 +24,78 @@ foreach(key cpu threads build commit)
   endif()
 endforeach()
 
-set(skipped "")
+# Parts named by `skipped` entries: the text before the entry's first ':', split at '/' and ','
+# ("stack10/chain50: ... not found" names stack10 and chain50).
+set(skipped_parts "")
 string(JSON skipped_count ERROR_VARIABLE error LENGTH "${doc}" skipped)
 if(NOT error AND skipped_count GREATER 0)
   math(EXPR last "${skipped_count} - 1")
   foreach(i RANGE ${last})
     string(JSON entry GET "${doc}" skipped ${i})
-    list(APPEND skipped "${entry}")
+    string(FIND "${entry}" ":" colon)
+    if(colon GREATER 0)
+      string(SUBSTRING "${entry}" 0 ${colon} names)
+      string(REGEX REPLACE "[/,]" ";" names "${names}")
+      foreach(name ${names})
+        string(STRIP "${name}" name)
+        list(APPEND skipped_parts "${name}")
+      endforeach()
+    endif()
   endforeach()
 endif()
 
-# Required figures per part (bench-format.md); a part may only be absent if `skipped` names it.
-set(parts "")
+# Required figures (bench-format.md). Sizes that --quick leaves out are not required: solver's
+# chain_n / tree_n for n = 1000, 10000 and chain_1000.*_lu.
+set(required "")
 if(SUITE STREQUAL "scenes")
   foreach(scene pile_boxes_1k pile_spheres_1k)
-    list(APPEND parts ${scene})
-    set(figures_${scene} ${scene}.ms_per_step ${scene}.max_penetration
-        ${scene}.ms_per_step.threads_1 ${scene}.ms_per_step.threads_2)
+    list(APPEND required ${scene}.ms_per_step ${scene}.max_penetration
+         ${scene}.ms_per_step.threads_1 ${scene}.ms_per_step.threads_2)
   endforeach()
 elseif(SUITE STREQUAL "ellipsoid")
-  set(parts ellipsoid)
-  set(figures_ellipsoid "")
   foreach(m fixed_point steffensen newton_bisection)
-    list(APPEND figures_ellipsoid ${m}.mean_iterations ${m}.max_iterations ${m}.ns_per_pair
+    list(APPEND required ${m}.mean_iterations ${m}.max_iterations ${m}.ns_per_pair
          ${m}.failed_fraction gamma_sweep.${m}.converged_fraction
          gamma_sweep.${m}.mean_iterations eq13.${m}.mean_iterations)
   endforeach()
 elseif(SUITE STREQUAL "solver")
-  # chain_n / tree_n for n = 1000, 10000 and chain_1000.*_lu are sizes --quick may leave out.
-  set(parts solver)
-  set(figures_solver stack10.drift_mm.block stack10.drift_mm.sequential_impulse
-      chain50.joint_error_max)
+  list(APPEND required stack10.drift_mm.block stack10.drift_mm.sequential_impulse
+       chain50.joint_error_max)
   foreach(o A B C)
-    list(APPEND figures_solver paper.simple.${o}.us paper.tree20.${o}.us paper.loops.${o}.us)
+    list(APPEND required paper.simple.${o}.us paper.tree20.${o}.us paper.loops.${o}.us)
   endforeach()
 elseif(SUITE STREQUAL "mcd")
-  set(parts mcd)
-  set(figures_mcd mesh.adaptive_subdivision.us_per_query mesh.sampling.us_per_query mesh.triangles)
+  list(APPEND required mesh.adaptive_subdivision.us_per_query mesh.sampling.us_per_query
+       mesh.triangles)
   foreach(m golden_section conservative_advancement hybrid sampling)
-    list(APPEND figures_mcd capsule.${m}.evaluations_mean capsule.${m}.us_per_query
+    list(APPEND required capsule.${m}.evaluations_mean capsule.${m}.us_per_query
          capsule.${m}.miss_fraction)
   endforeach()
 elseif(SUITE STREQUAL "plane_toi")
-  set(parts plane_toi)
-  set(figures_plane_toi "")
   foreach(p cube octahedron poly50 poly200)
-    list(APPEND figures_plane_toi ${p}.extreme_vertex.ms ${p}.discrete_dt0.005.ms
+    list(APPEND required ${p}.extreme_vertex.ms ${p}.discrete_dt0.005.ms
          ${p}.discrete_dt0.001.ms ${p}.toi_abs_diff_max)
   endforeach()
 elseif(SUITE STREQUAL "cloth")
-  set(parts cloth)
-  set(figures_cloth "")
   foreach(s hang drape)
-    list(APPEND figures_cloth ${s}.vertices ${s}.self_intersections_max)
+    list(APPEND required ${s}.vertices ${s}.self_intersections_max)
     foreach(c none provot_tang3 tight_5pt)
-      list(APPEND figures_cloth ${s}.${c}.pairs_mean ${s}.${c}.ms_per_frame)
+      list(APPEND required ${s}.${c}.pairs_mean ${s}.${c}.ms_per_frame)
     endforeach()
   endforeach()
 endif()
 
-foreach(part ${parts})
-  set(part_skipped FALSE)
-  foreach(entry ${skipped})
-    string(FIND "${entry}" "${part}" at)
-    if(at EQUAL 0)
-      set(part_skipped TRUE)
-    endif()
-  endforeach()
-  if(part_skipped)
-    message(STATUS "${part}: skipped")
+# A required figure may only be absent when `skipped` names its part (its first dotted name).
+foreach(figure ${required})
+  string(REGEX REPLACE "\\..*$" "" part "${figure}")
+  string(JSON type ERROR_VARIABLE error TYPE "${doc}" figures ${figure})
+  if(NOT error AND type STREQUAL "NUMBER")
     continue()
   endif()
-  foreach(figure ${figures_${part}})
-    string(JSON type ERROR_VARIABLE error TYPE "${doc}" figures ${figure})
-    if(error OR NOT type STREQUAL "NUMBER")
-      message(FATAL_ERROR "figure ${figure} missing or not a number:\n${doc}")
-    endif()
-  endforeach()
+  if(part IN_LIST skipped_parts)
+    message(STATUS "${figure}: skipped (${part})")
+    continue()
+  endif()
+  message(FATAL_ERROR "figure ${figure} missing or not a number:\n${doc}")
 endforeach()
 message(STATUS "impetus-bench ${SUITE}: ok")

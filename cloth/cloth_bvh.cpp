@@ -327,7 +327,6 @@ bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<
   }
   c0 /= m;
   cu /= m;
-  double winding = 0;
   for (int k = 0; k < m; ++k) {
     const int p = loop_vertices_[begin + k], q = loop_vertices_[begin + (k + 1) % m];
     const Vec3 P0 = x0[p] - c0, Q0 = x0[q] - c0;
@@ -339,11 +338,20 @@ bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<
     const double scale = std::max(P0.norm(), P1.norm()) * std::max(Q0.norm(), Q1.norm());
     const double err = 1e-12 * scale;
     if (!(b0 > err && b1 > err && b2 > err)) return false;
-    const Vec3 Pp = P0 - P0.dot(a) * a, Qp = Q0 - Q0.dot(a) * a;
-    winding += std::atan2(Pp.cross(Qp).dot(a), Pp.dot(Qp));
   }
-  // All turns positive: the winding is 2π·k; only k = 1 is a simple curve.
-  return std::abs(winding - 2.0 * kPi) < 1.0;
+  // Every edge turns positively about c, so the boundary winds k ≥ 1 times; only k = 1 is a
+  // simple curve. k = the number of times it crosses the ray from c through its first vertex,
+  // each crossing going from the ray's negative side to its non-negative side (at t = 0).
+  const Vec3 d = x0[loop_vertices_[begin]] - c0;
+  auto side = [&](int k) { return d.cross(x0[loop_vertices_[begin + k]] - c0).dot(a); };
+  int crossings = 0;
+  double s_cur = side(0);
+  for (int k = 0; k < m; ++k) {
+    const double s_next = side((k + 1) % m);
+    if (s_cur < 0 && s_next >= 0) ++crossings;
+    s_cur = s_next;
+  }
+  return crossings == 1;
 }
 
 void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,

@@ -59,9 +59,14 @@ NormalCone merge_tight(const NormalCone& c1, const NormalCone& c2) {
   }
   Vec3 axis = std::cos(weight_left) * c1.axis + std::sin(weight_left) * p;
   axis.normalize();
-  // Certify containment around the computed axis (round-off in β and the trigonometry).
-  const double angle =
-      std::max({alpha, angle_between(axis, c1.axis) + c1.angle, angle_between(axis, c2.axis) + c2.angle});
+  // With a well-conditioned p the axis is w_l from x1 and w_r from x2 to within ~1e-16/plen
+  // rad, which the pad covers; otherwise (nearly parallel or antipodal axes) certify the
+  // containment around the computed axis.
+  double angle = alpha;
+  if (plen < 1e-4) {
+    angle = std::max({alpha, angle_between(axis, c1.axis) + c1.angle,
+                      angle_between(axis, c2.axis) + c2.angle});
+  }
   return clamp_cone(axis, angle + kConePad);
 }
 
@@ -115,8 +120,13 @@ NormalCone minimum_cone(std::span<const Vec3> vectors) {
       m /= len;
       const double cap = m.dot(u[fi]);
       if (min_cos_about(m) >= cap - 1e-15) {
-        double radius = 0;
-        for (int k = 0; k < n; ++k) radius = std::max(radius, angle_between(m, u[k]));
+        // The cap's radius is half the pair's angle; a direction clearly inside (cosine above
+        // the cap's by a margin far beyond round-off) needs no exact angle of its own.
+        double radius = std::max(angle_between(m, u[fi]), angle_between(m, u[fj]));
+        for (int k = 0; k < n; ++k) {
+          if (k == fi || k == fj || m.dot(u[k]) > cap + 1e-12) continue;
+          radius = std::max(radius, angle_between(m, u[k]));
+        }
         return clamp_cone(m, radius + kConePad);
       }
     }

@@ -74,14 +74,7 @@ void IslandBlockSolver::effective_rows(const ConstraintBlock& b, Mat3 jv[2], Mat
 
 Mat3 IslandBlockSolver::block_diagonal(const ConstraintBlock& b,
                                        const std::vector<RigidBodySim>& bodies) const {
-  Mat3 d = Mat3::Zero();
-  for (int s = 0; s < 2; ++s) {
-    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
-    const RigidBodySim& body = bodies[b.body[s]];
-    d += body.inv_mass * b.jv[s] * b.jv[s].transpose() +
-         b.jw[s] * body.inv_inertia_world * b.jw[s].transpose();
-  }
-  return d;
+  return block_schur_diagonal(b, bodies);
 }
 
 void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockSparseLu& lu,

@@ -193,6 +193,17 @@ Vec3 joint_block_position_error(const JointSim& j, const ConstraintBlock& block,
   return c;
 }
 
+Mat3 block_schur_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) {
+  Mat3 d = Mat3::Zero();
+  for (int s = 0; s < 2; ++s) {
+    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
+    const RigidBodySim& body = bodies[b.body[s]];
+    d += body.inv_mass * b.jv[s] * b.jv[s].transpose() +
+         b.jw[s] * body.inv_inertia_world * b.jw[s].transpose();
+  }
+  return d;
+}
+
 JointError measure_joint_error(const JointSim& j, const std::vector<RigidBodySim>& bodies) {
   const JointPose p = joint_pose(j, bodies);
   JointError err;

@@ -27,6 +27,10 @@ void append_joint_blocks(const JointSim& joint, int joint_index,
 Vec3 joint_block_position_error(const JointSim& joint, const ConstraintBlock& block,
                                 const std::vector<RigidBodySim>& bodies);
 
+/// J M⁻¹ Jᵀ of one block (its 3×3 diagonal block of the Schur complement); non-dynamic bodies
+/// contribute nothing.
+Mat3 block_schur_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies);
+
 struct JointError {
   double linear = 0;   // distance between the two anchor points (perpendicular to the axis for sliders) [m]
   double angular = 0;  // norm of the locked relative-rotation error [rad]

@@ -34,9 +34,8 @@ void integrate_velocity(RigidBodySim& body, const Vec3& gravity, double h) {
 void integrate_position(RigidBodySim& body, double h) {
   if (!body.moving) return;
   body.x += h * body.v;
-  Vec3 w_body = body.q.conjugate() * body.w;
+  // Rotating about ω leaves the world ω unchanged, so the body-frame ω is kept as it is.
   body.q = (quat_from_rotation_vector(h * body.w) * body.q).normalized();
-  body.w = body.q * w_body;
   body.refresh_world_inertia();
 }
 

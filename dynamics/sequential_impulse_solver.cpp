@@ -134,13 +134,7 @@ double SequentialImpulseSolver::correct_positions(std::vector<RigidBodySim>& bod
 namespace {
 
 Mat3 joint_block_inverse_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) {
-  Mat3 d = Mat3::Zero();
-  for (int s = 0; s < 2; ++s) {
-    if (b.body[s] < 0 || !bodies[b.body[s]].dynamic) continue;
-    const RigidBodySim& body = bodies[b.body[s]];
-    d += body.inv_mass * b.jv[s] * b.jv[s].transpose() +
-         b.jw[s] * body.inv_inertia_world * b.jw[s].transpose();
-  }
+  Mat3 d = block_schur_diagonal(b, bodies);
   for (int r = 0; r < 3; ++r) {
     bool unused = b.kind[r] == RowKind::Unused;
     if (unused || d(r, r) <= 0) {

@@ -4,6 +4,10 @@
 # Non-interactive; works as root or through sudo. On a system without dpkg it only checks that
 # the tools are on PATH and leaves the rest to CMake's error messages.
 #
+# `tools/setup.sh --peers` also installs the peer engines that only the side-by-side benchmarks
+# in tools/peers/ use (MuJoCo, FCL; Bullet's dynamics and soft bodies come with libbullet-dev).
+# Building and testing impetus never needs them.
+#
 # libbenchmark-dev is deliberately not listed: impetus-bench uses its own small harness
 # (tools/bench/bench.h), so Google Benchmark is never needed. OpenMP comes with g++ (libgomp).
 set -euo pipefail
@@ -19,6 +23,12 @@ packages=(
   nlohmann-json3-dev
   libgtest-dev
 )
+if [[ "${1:-}" == --peers ]]; then
+  packages+=(libmujoco-dev libfcl-dev)
+elif (($# > 0)); then
+  echo "usage: tools/setup.sh [--peers]" >&2
+  exit 2
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "setup: no dpkg on this system; not installing anything." >&2

@@ -48,6 +48,10 @@ std::vector<Suite> suites() {
   list.push_back({"plane_toi", run_suite_plane_toi,
                   "convex vs plane time of impact: extreme-vertex method vs discrete steps"});
 #endif
+#ifdef IMPETUS_BENCH_HAS_PHONG
+  list.push_back({"phong", run_suite_phong,
+                  "paper 2 section V: Phong penetration distance, cold/warm ms, direction continuity"});
+#endif
 #ifdef IMPETUS_BENCH_HAS_CLOTH
   list.push_back({"cloth", run_suite_cloth,
                   "paper 4: self-collision culling (none, provot_tang3, tight_5pt), CCD cost"});

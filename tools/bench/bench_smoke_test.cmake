@@ -76,6 +76,9 @@ elseif(SUITE STREQUAL "plane_toi")
     list(APPEND required ${p}.extreme_vertex.ms ${p}.discrete_dt0.005.ms
          ${p}.discrete_dt0.001.ms ${p}.toi_abs_diff_max)
   endforeach()
+elseif(SUITE STREQUAL "phong")
+  list(APPEND required ms_per_query.cold ms_per_query.warm triangles
+       direction_jump_deg_max.phong direction_jump_deg_max.euclidean)
 elseif(SUITE STREQUAL "cloth")
   foreach(s hang drape)
     list(APPEND required ${s}.vertices ${s}.self_intersections_max)

@@ -18,5 +18,7 @@ int run_suite_mcd(const BenchOptions& options, BenchReport& report);
 int run_suite_plane_toi(const BenchOptions& options, BenchReport& report);
 /// Paper 4: cloth self-collision culling with normal-cone trees (suite_cloth.cpp).
 int run_suite_cloth(const BenchOptions& options, BenchReport& report);
+/// Paper 2 §V: Phong (gradient-continuous) penetration distance between polyhedra.
+int run_suite_phong(const BenchOptions& options, BenchReport& report);
 
 }  // namespace impetus::bench

@@ -65,6 +65,10 @@ int command_check(const std::vector<std::string>& args) {
   std::optional<SceneDef> scene = load_scene_or_report(scene_path);
   if (!scene) return kExitInvalid;
   options.scene_file = scene_path;
+  if (!apply_scene_overrides(*parsed, &*scene, &error)) {
+    print_error("check: " + error);
+    return kExitInvalid;
+  }
   // A golden made with `run --steps N` is checked over the same N steps.
   if (!options.steps) options.steps = golden->steps;
 

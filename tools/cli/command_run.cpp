@@ -15,6 +15,7 @@ std::vector<OptionSpec> scene_run_option_specs() {
           {"--steps", true, ""},
           {"--threads", true, ""},
           {"--every", true, ""},
+          {"--solver", true, ""},
           {"--no-meshes", false, ""}};
 }
 
@@ -41,6 +42,20 @@ bool read_run_options(const ParsedArgs& args, RunOptions* options, std::string* 
       return false;
     }
     options->out_dir = *dir;
+  }
+  return true;
+}
+
+bool apply_scene_overrides(const ParsedArgs& args, SceneDef* scene, std::string* error) {
+  if (std::optional<std::string> solver = args.get("--solver")) {
+    if (*solver == "block") {
+      scene->world.solver = SolverType::Block;
+    } else if (*solver == "sequential_impulse") {
+      scene->world.solver = SolverType::SequentialImpulse;
+    } else {
+      *error = "--solver: unknown solver '" + *solver + "' (block | sequential_impulse)";
+      return false;
+    }
   }
   return true;
 }
@@ -93,6 +108,11 @@ int command_run(const std::vector<std::string>& args) {
   std::optional<SceneDef> scene = load_scene_or_report(scene_path);
   if (!scene) return kExitInvalid;
   options.scene_file = scene_path;
+
+  if (!apply_scene_overrides(*parsed, &*scene, &error)) {
+    print_error("run: " + error);
+    return kExitInvalid;
+  }
 
   RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
   if (outcome.exit_code == kExitInvalid) {

@@ -54,6 +54,7 @@ std::string command_help(const std::string& command) {
                "  --out DIR       output folder (required)\n"
                "  --steps N       number of steps, instead of the scene's duration\n"
                "  --threads N     worker threads, 0 = all cores (results never depend on it)\n"
+               "  --solver S      block | sequential_impulse: overrides settings.solver\n"
                "  --every N       write a trajectory frame every N steps (default: ~100 "
                "frames)\n"
                "  --no-meshes     do not write cloth meshes\n") +
@@ -98,6 +99,7 @@ std::string command_help(const std::string& command) {
                "  --exact         require a bit-identical state_hash instead\n"
                "  --steps N       override the number of steps (default: the golden's)\n"
                "  --threads N     worker threads, 0 = all cores\n"
+               "  --solver S      block | sequential_impulse: overrides settings.solver\n"
                "  --out DIR       also write this run's results to DIR\n"
                "  --every N       trajectory frame interval with --out\n") +
            kCommonOptions;

@@ -16,6 +16,10 @@ std::vector<OptionSpec> scene_run_option_specs();
 /// Reads --steps/--threads/--every/--out into `options`; false with `error` on a bad value.
 bool read_run_options(const ParsedArgs& args, RunOptions* options, std::string* error);
 
+/// Applies the scene-setting overrides (--solver) to a loaded scene; false with `error` on a bad
+/// value.
+bool apply_scene_overrides(const ParsedArgs& args, SceneDef* scene, std::string* error);
+
 /// Loads SCENE; on failure prints the loader's error and returns nullopt.
 std::optional<SceneDef> load_scene_or_report(const std::string& path);
 

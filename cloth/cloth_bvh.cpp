@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "cloth/cloth_parallel.h"
@@ -306,6 +307,7 @@ void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed
 
 void ClothBvh::refit_swept(const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double pad,
                            ConeCulling mode, const std::vector<char>* vertex_changed, int threads) {
+  mode_ = mode;
   if (nodes_.empty()) return;
   refit_levels(threads, vertex_changed, mode, &x0, &u, pad, true);
 }
@@ -317,18 +319,21 @@ void ClothBvh::refit_static(const std::vector<Vec3>& x, double pad, int threads)
 
 bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const {
   const int begin = loop_offsets_[n], end = loop_offsets_[n + 1];
-  const int m = end - begin;
+  return loop_contour_ok(loop_vertices_.data() + begin, end - begin, cone_[n].axis, x0, u);
+}
+
+bool ClothBvh::loop_contour_ok(const int* loop, int m, const Vec3& a, const std::vector<Vec3>& x0,
+                               const std::vector<Vec3>& u) const {
   if (m < 3) return false;
-  const Vec3& a = cone_[n].axis;
   Vec3 c0 = Vec3::Zero(), cu = Vec3::Zero();
-  for (int k = begin; k < end; ++k) {
-    c0 += x0[loop_vertices_[k]];
-    cu += u[loop_vertices_[k]];
+  for (int k = 0; k < m; ++k) {
+    c0 += x0[loop[k]];
+    cu += u[loop[k]];
   }
   c0 /= m;
   cu /= m;
   for (int k = 0; k < m; ++k) {
-    const int p = loop_vertices_[begin + k], q = loop_vertices_[begin + (k + 1) % m];
+    const int p = loop[k], q = loop[(k + 1) % m];
     const Vec3 P0 = x0[p] - c0, Q0 = x0[q] - c0;
     const Vec3 P1 = P0 + (u[p] - cu), Q1 = Q0 + (u[q] - cu);
     // g(t) = ((P × Q)·a)(t), quadratic; Bernstein coefficients must be strictly positive.
@@ -342,8 +347,8 @@ bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<
   // Every edge turns positively about c, so the boundary winds k ≥ 1 times; only k = 1 is a
   // simple curve. k = the number of times it crosses the ray from c through its first vertex,
   // each crossing going from the ray's negative side to its non-negative side (at t = 0).
-  const Vec3 d = x0[loop_vertices_[begin]] - c0;
-  auto side = [&](int k) { return d.cross(x0[loop_vertices_[begin + k]] - c0).dot(a); };
+  const Vec3 d = x0[loop[0]] - c0;
+  auto side = [&](int k) { return d.cross(x0[loop[k]] - c0).dot(a); };
   int crossings = 0;
   double s_cur = side(0);
   for (int k = 0; k < m; ++k) {
@@ -354,11 +359,56 @@ bool ClothBvh::contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<
   return crossings == 1;
 }
 
+bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const {
+  if (!is_disk(a) || !is_disk(b)) return false;
+  const NormalCone merged = mode_ == ConeCulling::ProvotTang3 ? merge_provot(cone_[a], cone_[b])
+                                                              : merge_tight(cone_[a], cone_[b]);
+  if (!(merged.angle < kHalfPi)) return false;
+  // Directed boundary of the union: both loops' edges minus the shared ones (which the two
+  // consistently oriented patches traverse in opposite directions).
+  union_edges_.clear();
+  for (int n : {a, b}) {
+    const int begin = loop_offsets_[n], m = loop_offsets_[n + 1] - begin;
+    for (int k = 0; k < m; ++k)
+      union_edges_.push_back({loop_vertices_[begin + k], loop_vertices_[begin + (k + 1) % m]});
+  }
+  std::sort(union_edges_.begin(), union_edges_.end());
+  std::vector<std::array<int, 2>>& e = union_edges_;
+  size_t kept = 0;
+  bool shared = false;
+  for (size_t i = 0; i < e.size(); ++i) {
+    const std::array<int, 2> reversed{e[i][1], e[i][0]};
+    if (std::binary_search(e.begin(), e.end(), reversed)) {
+      shared = true;
+      continue;
+    }
+    e[kept++] = e[i];
+  }
+  if (!shared) return false;  // not adjacent along an edge: the union is no disk
+  e.resize(kept);
+  // One simple cycle through all remaining edges (every vertex starts exactly one edge).
+  for (size_t i = 1; i < e.size(); ++i)
+    if (e[i][0] == e[i - 1][0]) return false;
+  if (e.size() < 3) return false;
+  union_loop_.clear();
+  int cur = e[0][0];
+  const int start = cur;
+  do {
+    union_loop_.push_back(cur);
+    auto it = std::lower_bound(e.begin(), e.end(), std::array<int, 2>{cur, std::numeric_limits<int>::min()});
+    if (it == e.end() || (*it)[0] != cur) return false;
+    cur = (*it)[1];
+  } while (cur != start && union_loop_.size() <= e.size());
+  if (cur != start || union_loop_.size() != e.size()) return false;
+  return loop_contour_ok(union_loop_.data(), static_cast<int>(union_loop_.size()), merged.axis, x0, u);
+}
+
 void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                         const std::vector<Vec3>* u, Traversal& out) const {
   out.triangle_pairs.clear();
   out.orphan_nodes.clear();
   out.culled_nodes = 0;
+  out.culled_pairs = 0;
   if (nodes_.empty()) return;
   self_test(0, use_cones, only_changed, x0, u, out);
 }
@@ -375,10 +425,11 @@ void ClothBvh::self_test(int n, bool use_cones, bool only_changed, const std::ve
   if (orphan_offsets_[n + 1] > orphan_offsets_[n]) out.orphan_nodes.push_back(n);
   self_test(node.left, use_cones, only_changed, x0, u, out);
   self_test(node.right, use_cones, only_changed, x0, u, out);
-  pair_test(node.left, node.right, only_changed, out);
+  pair_test(node.left, node.right, use_cones, only_changed, x0, u, out);
 }
 
-void ClothBvh::pair_test(int a, int b, bool only_changed, Traversal& out) const {
+void ClothBvh::pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                         const std::vector<Vec3>* u, Traversal& out) const {
   if (only_changed && !changed_[a] && !changed_[b]) return;
   if (!box_[a].overlaps(box_[b])) return;
   const Node& na = nodes_[a];
@@ -388,13 +439,17 @@ void ClothBvh::pair_test(int a, int b, bool only_changed, Traversal& out) const 
       out.triangle_pairs.push_back({na.triangle, nb.triangle});
     return;
   }
+  if (use_cones && union_culled(a, b, *x0, *u)) {
+    ++out.culled_pairs;
+    return;
+  }
   const bool descend_a = nb.triangle >= 0 || (na.triangle < 0 && na.depth <= nb.depth);
   if (descend_a) {
-    pair_test(na.left, b, only_changed, out);
-    pair_test(na.right, b, only_changed, out);
+    pair_test(na.left, b, use_cones, only_changed, x0, u, out);
+    pair_test(na.right, b, use_cones, only_changed, x0, u, out);
   } else {
-    pair_test(a, nb.left, only_changed, out);
-    pair_test(a, nb.right, only_changed, out);
+    pair_test(a, nb.left, use_cones, only_changed, x0, u, out);
+    pair_test(a, nb.right, use_cones, only_changed, x0, u, out);
   }
 }
 

@@ -10,6 +10,12 @@
 // edge must turn positively about the boundary centroid c(t) for all t ∈ [0, 1] (a quadratic
 // in t, checked through its Bernstein coefficients) and the boundary must wind once around c.
 //
+// Adjacent patches (the pair test of two nodes that share boundary edges) are culled the same
+// way: when the merged cone of the two is narrower than π/2 and their union is a disk whose
+// boundary (the two loops minus the shared edges) passes the same contour test, no feature of
+// one can meet a feature of the other. Without it, every seam between two flat patches whose
+// common ancestor is curved (a cloth draped over a sphere) keeps all its neighbour pairs.
+//
 // Features are owned by one triangle each (a vertex or edge by the lowest-index triangle
 // that has it). A leaf pair (s, t) of triangles with no common vertex tests only the vertices
 // and edges owned by s against t's (so nothing is tested twice); pairs of features whose owner
@@ -59,6 +65,7 @@ class ClothBvh {
     std::vector<std::array<int, 2>> triangle_pairs;  // leaf pairs (no common vertex), boxes overlap
     std::vector<int> orphan_nodes;                   // nodes whose orphan pairs must be tested
     long long culled_nodes = 0;
+    long long culled_pairs = 0;  // adjacent node pairs culled by their union's cone + contour
   };
   /// Self-collision traversal. `use_cones`: cull by cone + contour (needs refit_swept with a
   /// cone mode and the same x0, u). `only_changed`: skip node pairs without changed vertices.
@@ -86,7 +93,12 @@ class ClothBvh {
                     bool swept);
   void self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                  const std::vector<Vec3>* u, Traversal& out) const;
-  void pair_test(int a, int b, bool only_changed, Traversal& out) const;
+  void pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
+                 const std::vector<Vec3>* u, Traversal& out) const;
+  // Adjacent-patch culling of the pair (a, b) (see the header comment).
+  bool union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const;
+  bool loop_contour_ok(const int* loop, int m, const Vec3& axis, const std::vector<Vec3>& x0,
+                       const std::vector<Vec3>& u) const;
 
   const ClothTopology* topology_ = nullptr;
   std::vector<Node> nodes_;
@@ -100,6 +112,9 @@ class ClothBvh {
   // Feature ownership.
   std::vector<std::uint8_t> owned_vertices_, owned_edges_;  // bit k: vertex k / edge k of triangle
   std::vector<PrimitivePair> orphans_;
+  ConeCulling mode_ = ConeCulling::None;  // cones of the last refit_swept
+  mutable std::vector<std::array<int, 2>> union_edges_;  // traversal scratch (serial)
+  mutable std::vector<int> union_loop_;
   std::vector<int> orphan_offsets_;
 };
 

@@ -192,6 +192,57 @@ void ClothModel::element_terms(const Element& e, const std::vector<Vec3>& x,
   }
 }
 
+void ClothModel::element_system(const Element& e, const std::vector<Vec3>& x,
+                                const std::vector<Vec3>& vel, double h, std::array<Mat3, 9>& out,
+                                std::array<Vec3, 3>& r) const {
+  // Every element block has the form c_i·c_j·M (stretch) or g_i·g_jᵀ (shear), so the system
+  // blocks h·D + h²·K and the force terms are built from a few 3×3 products per element.
+  const Vec3 &x0 = x[e.v[0]], &x1 = x[e.v[1]], &x2 = x[e.v[2]];
+  const Vec3 &v0 = vel[e.v[0]], &v1 = vel[e.v[1]], &v2 = vel[e.v[2]];
+  const Vec3 wu = e.cu[0] * x0 + e.cu[1] * x1 + e.cu[2] * x2;
+  const Vec3 wv = e.cv[0] * x0 + e.cv[1] * x1 + e.cv[2] * x2;
+  const Vec3 dwu = e.cu[0] * v0 + e.cu[1] * v1 + e.cu[2] * v2;
+  const Vec3 dwv = e.cv[0] * v0 + e.cv[1] * v1 + e.cv[2] * v2;
+  const double beta = params_.damping;
+  for (auto& b : out) b.setZero();
+  std::array<Vec3, 3> f = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  std::array<Vec3, 3> Kv = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  auto stretch = [&](const Vec3& w, const Vec3& dw, const std::array<double, 3>& c) {
+    const double ka = params_.stretch_stiffness * e.area;
+    const double len = w.norm();
+    if (!(len > 0)) return;
+    const Vec3 wh = w / len;
+    const double C = len - 1.0;
+    const double Cdot = wh.dot(dw);
+    const Mat3 P = wh * wh.transpose();
+    const Mat3 Kc = P + (std::max(C, 0.0) / len) * (Mat3::Identity() - P);
+    const Mat3 M = (ka * h * beta) * P + (ka * h * h) * Kc;
+    const Vec3 Kcdw = ka * (Kc * dw);  // Σ_j K_ij v_j = c_i·ka·Kc·Σ_j c_j v_j
+    for (int i = 0; i < 3; ++i) {
+      f[i] -= (ka * (C + beta * Cdot) * c[i]) * wh;
+      Kv[i] += c[i] * Kcdw;
+      for (int j = 0; j < 3; ++j) out[3 * i + j] += (c[i] * c[j]) * M;
+    }
+  };
+  stretch(wu, dwu, e.cu);
+  stretch(wv, dwv, e.cv);
+  const double ks = params_.shear_stiffness * e.area;
+  const double C = wu.dot(wv);
+  std::array<Vec3, 3> g;
+  double Cdot = 0;
+  for (int i = 0; i < 3; ++i) {
+    g[i] = e.cu[i] * wv + e.cv[i] * wu;
+    Cdot += g[i].dot(vel[e.v[i]]);
+  }
+  const double shear_coefficient = ks * (h * beta + h * h);
+  for (int i = 0; i < 3; ++i) {
+    f[i] -= (ks * (C + beta * Cdot)) * g[i];
+    Kv[i] += (ks * Cdot) * g[i];
+    for (int j = 0; j < 3; ++j) out[3 * i + j].noalias() += (shear_coefficient * g[i]) * g[j].transpose();
+  }
+  for (int i = 0; i < 3; ++i) r[i] = h * (f[i] - h * Kv[i]);
+}
+
 std::array<Mat3, 9> ClothModel::element_stiffness(int t, const std::vector<Vec3>& x) const {
   std::array<Vec3, 3> f;
   std::array<Mat3, 9> K;
@@ -225,22 +276,10 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     pattern_owner_ = &A;
   }
 
-  // Per element: h·D + h²·K blocks and h·(f − h·K·v0).
+  // Per element: h·D + h²·K blocks and h·(f − h·K·v0) (element_system, same terms as
+  // element_terms without forming K and D separately).
   cloth_parallel_for(nt, threads, [&](std::ptrdiff_t t) {
-    const Element& e = elements_[t];
-    std::array<Vec3, 3> f;
-    std::array<Mat3, 9> K, D;
-    element_terms(e, x, &v, f, &K, &D);
-    std::array<Mat3, 9>& out = element_blocks_[t];
-    std::array<Vec3, 3>& r = element_rhs_[t];
-    for (int i = 0; i < 3; ++i) {
-      Vec3 Kv = Vec3::Zero();
-      for (int j = 0; j < 3; ++j) {
-        out[3 * i + j] = h * D[3 * i + j] + (h * h) * K[3 * i + j];
-        Kv.noalias() += K[3 * i + j] * v[e.v[j]];
-      }
-      r[i] = h * (f[i] - h * Kv);
-    }
+    element_system(elements_[t], x, v, h, element_blocks_[t], element_rhs_[t]);
   });
 
   // Gather into the block rows and the right-hand side, each slot summing in a fixed order.

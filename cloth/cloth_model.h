@@ -59,6 +59,9 @@ class ClothModel {
   // Per-element force, damping-force and the 3×3 blocks of K and D.
   void element_terms(const Element& e, const std::vector<Vec3>& x, const std::vector<Vec3>* v,
                      std::array<Vec3, 3>& f, std::array<Mat3, 9>* K, std::array<Mat3, 9>* D) const;
+  // The element's blocks of h·D + h²·K and its right-hand side h·(f − h·K·v).
+  void element_system(const Element& e, const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                      double h, std::array<Mat3, 9>& out, std::array<Vec3, 3>& r) const;
 
   ClothParams params_;
   std::vector<Element> elements_;

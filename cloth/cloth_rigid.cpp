@@ -4,8 +4,12 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "cloth/point_shape_distance.h"
+#include "collision/convex_hull.h"
+#include "collision/distance.h"
+#include "collision/triangle_mesh.h"
 #include "cloth/proximity.h"
 #include "cloth/cloth_parallel.h"
 
@@ -14,66 +18,176 @@ namespace {
 
 constexpr int kSlotsPerVertex = 4;
 
-// Edges against the rounded-segment shapes (sphere: a point core, capsule: a segment core):
-// the closest point of the edge at the end of the step; only interior points (the end points
-// are the vertices' business). Sequential: edges share vertices.
-void resolve_edges(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std::vector<Vec3>& v,
-                   const std::vector<double>& mass, const std::vector<double>& inv_mass,
-                   const std::vector<std::array<int, 2>>& edges,
+// Shared state of the sequential (edge and face) contact passes.
+struct ContactPass {
+  const std::vector<Vec3>& x0;
+  std::vector<Vec3>& u;
+  std::vector<Vec3>& v;
+  const std::vector<double>& mass;
+  const std::vector<double>& inv_mass;
+  const ClothRigidSettings& s;
+  std::vector<RigidImpulse>& reactions;
+  ClothRigidStats& stats;
+
+  // Contact of the cloth point Σ w_k x_k with `col` at its surface point `surface`, normal n
+  // out of the body, `depth` = thickness − gap > 0: push the point out to the thickness
+  // (displacement only), then an inelastic normal and Coulomb tangential change of its velocity
+  // relative to the body, whose opposite momentum goes to the body at `surface`.
+  bool apply(const int* idx, const double* w, int count, const Vec3& n, const Vec3& surface,
+             double depth, const RigidCollider& col, double mu) {
+    double denom = 0;
+    for (int k = 0; k < count; ++k) denom += w[k] * w[k] * inv_mass[idx[k]];
+    if (!(denom > 0)) return false;
+    stats.max_penetration = std::max(stats.max_penetration, depth);
+    const Vec3 push = (depth / denom) * n;
+    for (int k = 0; k < count; ++k) u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
+    Vec3 vr = -col.point_velocity(surface);
+    for (int k = 0; k < count; ++k) vr += w[k] * v[idx[k]];
+    const double vn = vr.dot(n);
+    if (!(vn < 0)) return true;
+    Vec3 dv = -vn * n;
+    const Vec3 vt = vr - vn * n;
+    const double vt_len = vt.norm();
+    if (vt_len > 0) dv -= std::min(1.0, mu * (-vn) / vt_len) * vt;
+    const Vec3 J = dv / denom;  // impulse on the cloth point
+    Vec3 momentum = Vec3::Zero();
+    for (int k = 0; k < count; ++k) {
+      const Vec3 dvk = (w[k] * inv_mass[idx[k]]) * J;
+      v[idx[k]] += dvk;
+      u[idx[k]] += s.h * (dvk - dvk.dot(n) * n);
+      momentum += mass[idx[k]] * dvk;
+    }
+    reactions.push_back(RigidImpulse{col.body, surface, -momentum});
+    return true;
+  }
+};
+
+// Cloth edges against every shape but the plane (whose closest point to an edge is always an
+// end point): the closest point of the edge at the end of the step; only interior points (the
+// end points are the vertices' business). Sequential: edges share vertices.
+void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edges,
                    std::span<const RigidCollider> colliders, const std::vector<Aabb>& boxes,
-                   const std::vector<double>& mu, const ClothRigidSettings& s,
-                   std::vector<RigidImpulse>& reactions, ClothRigidStats& stats) {
+                   const std::vector<double>& mu) {
   constexpr double kInterior = 1e-3;
   const int nc = static_cast<int>(colliders.size());
+  const ClothRigidSettings& s = pass.s;
   for (const auto& e : edges) {
     const int i = e[0], j = e[1];
-    if (!(inv_mass[i] > 0) && !(inv_mass[j] > 0)) continue;
+    if (!(pass.inv_mass[i] > 0) && !(pass.inv_mass[j] > 0)) continue;
     for (int c = 0; c < nc; ++c) {
       const RigidCollider& col = colliders[c];
       const ShapeType type = col.shape.type;
-      if (type != ShapeType::Sphere && type != ShapeType::Capsule) continue;
-      const Vec3 a = x0[i] + u[i], b = x0[j] + u[j];
+      if (type == ShapeType::Plane) continue;
+      const Vec3 a = pass.x0[i] + pass.u[i], b = pass.x0[j] + pass.u[j];
       Aabb eb;
       eb.grow(a);
       eb.grow(b);
       if (!boxes[c].overlaps(eb)) continue;
-      // Core of the shape in world coordinates.
-      const double hl = type == ShapeType::Capsule ? col.shape.half_length : 0.0;
-      const Vec3 c0 = col.pose.apply(Vec3(0, 0, -hl)), c1 = col.pose.apply(Vec3(0, 0, hl));
-      const SegmentSegmentClosest cl = segment_segment_closest(a, b, c0, c1);
-      if (cl.s <= kInterior || cl.s >= 1 - kInterior) continue;
-      const double dist = cl.distance - col.shape.radius;
-      if (!(dist < s.thickness) || !(cl.distance > 0)) continue;
-      const Vec3 n = (cl.point_p - cl.point_q) / cl.distance;
-      const Vec3 surface = cl.point_q + col.shape.radius * n;
-      const double w[2] = {1 - cl.s, cl.s};
-      const int idx[2] = {i, j};
-      double denom = 0;
-      for (int k = 0; k < 2; ++k) denom += w[k] * w[k] * inv_mass[idx[k]];
-      if (!(denom > 0)) continue;
-      ++stats.edge_contacts;
-      stats.max_penetration = std::max(stats.max_penetration, s.thickness - dist);
-      // Push the edge point out to the thickness (displacement only).
-      const Vec3 push = ((s.thickness - dist) / denom) * n;
-      for (int k = 0; k < 2; ++k) u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
-      // Inelastic normal and Coulomb tangential change of the edge point's relative velocity.
-      const Vec3 vb = col.point_velocity(surface);
-      const Vec3 vr = w[0] * v[i] + w[1] * v[j] - vb;
-      const double vn = vr.dot(n);
-      if (!(vn < 0)) continue;
-      Vec3 dv = -vn * n;
-      const Vec3 vt = vr - vn * n;
-      const double vt_len = vt.norm();
-      if (vt_len > 0) dv -= std::min(1.0, mu[c] * (-vn) / vt_len) * vt;
-      const Vec3 J = dv / denom;  // impulse on the edge point
-      Vec3 momentum = Vec3::Zero();
-      for (int k = 0; k < 2; ++k) {
-        const Vec3 dvk = (w[k] * inv_mass[idx[k]]) * J;
-        v[idx[k]] += dvk;
-        u[idx[k]] += s.h * (dvk - dvk.dot(n) * n);
-        momentum += mass[idx[k]] * dvk;
+      double edge_s = 0, dist = 0;
+      Vec3 n, surface;
+      if (type == ShapeType::Sphere || type == ShapeType::Capsule) {
+        // Closed form about the shape's core segment.
+        const double hl = type == ShapeType::Capsule ? col.shape.half_length : 0.0;
+        const Vec3 c0 = col.pose.apply(Vec3(0, 0, -hl)), c1 = col.pose.apply(Vec3(0, 0, hl));
+        const SegmentSegmentClosest cl = segment_segment_closest(a, b, c0, c1);
+        if (!(cl.distance > 0)) continue;
+        edge_s = cl.s;
+        dist = cl.distance - col.shape.radius;
+        n = (cl.point_p - cl.point_q) / cl.distance;
+        surface = cl.point_q + col.shape.radius * n;
+      } else {
+        // The edge as a zero-radius capsule against the shape (GJK/EPA or the mesh BVH).
+        const Vec3 d = b - a;
+        const double len = d.norm();
+        if (!(len > 1e-12)) continue;
+        Pose seg_pose;
+        seg_pose.position = 0.5 * (a + b);
+        seg_pose.orientation = Quat::FromTwoVectors(Vec3::UnitZ(), d / len);
+        const std::optional<DistanceResult> r =
+            signed_distance(Shape::capsule(0.0, 0.5 * len), seg_pose, col.shape, col.pose);
+        if (!r || !r->normal.allFinite()) continue;
+        edge_s = (r->point_a - a).dot(d) / (len * len);
+        dist = r->distance;
+        n = -r->normal;  // normal a → b points from the edge to the shape
+        surface = r->point_b;
       }
-      reactions.push_back(RigidImpulse{col.body, surface, -momentum});
+      if (edge_s <= kInterior || edge_s >= 1 - kInterior) continue;
+      if (!(dist < s.thickness)) continue;
+      const double w[2] = {1 - edge_s, edge_s};
+      const int idx[2] = {i, j};
+      if (pass.apply(idx, w, 2, n, surface, s.thickness - dist, col, mu[c])) ++pass.stats.edge_contacts;
+    }
+  }
+}
+
+// Shapes poking into the interior of cloth triangles. Convex shapes: the shape's deepest
+// point beyond the triangle's plane (its support point along n, the face normal turned away
+// from the body) — a box corner, a pyramid apex, the top of an ellipsoid bulging through a
+// large triangle. Meshes: their vertices against the triangles.
+void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& triangles,
+                   std::span<const RigidCollider> colliders, const std::vector<Aabb>& boxes,
+                   const std::vector<double>& mu) {
+  constexpr double kInterior = 1e-3;
+  const ClothRigidSettings& s = pass.s;
+  const int nt = static_cast<int>(triangles.size());
+  std::vector<Aabb> tri_box(nt);
+  Aabb cloth_box;
+  for (int t = 0; t < nt; ++t) {
+    for (int k : triangles[t]) tri_box[t].grow(Vec3(pass.x0[k] + pass.u[k]));
+    tri_box[t] = tri_box[t].inflated(s.thickness);
+    cloth_box.grow(tri_box[t]);
+  }
+  auto end_position = [&](int k) { return Vec3(pass.x0[k] + pass.u[k]); };
+  // Contact of the point p of the body with triangle t whose plane has unit normal n (out of
+  // the body) when p lies under the triangle's interior, less than the thickness below it.
+  auto touch = [&](int t, const Vec3& n, const Vec3& p, const RigidCollider& col, double mu_c) {
+    const auto& tri = triangles[t];
+    const Vec3 a = end_position(tri[0]), b = end_position(tri[1]), c = end_position(tri[2]);
+    const double gap = n.dot(a - p);
+    if (!(gap < s.thickness) || gap < -s.thickness - 0.5 * tri_box[t].extent().maxCoeff()) return;
+    const Vec3 q = p + gap * n;  // p projected on the plane
+    const Vec3 cr = (b - a).cross(c - a);
+    const double area2 = cr.squaredNorm();
+    if (!(area2 > 0)) return;
+    const double w1 = (q - a).cross(c - a).dot(cr) / area2;
+    const double w2 = (b - a).cross(q - a).dot(cr) / area2;
+    const double w0 = 1 - w1 - w2;
+    if (w0 <= kInterior || w1 <= kInterior || w2 <= kInterior) return;  // edges, vertices do the rest
+    const double w[3] = {w0, w1, w2};
+    const int idx[3] = {tri[0], tri[1], tri[2]};
+    if (pass.apply(idx, w, 3, n, p, s.thickness - gap, col, mu_c)) ++pass.stats.face_contacts;
+  };
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    const RigidCollider& col = colliders[c];
+    if (col.shape.is_convex()) {
+      for (int t = 0; t < nt; ++t) {
+        if (!tri_box[t].overlaps(boxes[c])) continue;
+        const auto& tri = triangles[t];
+        const Vec3 a = end_position(tri[0]), b = end_position(tri[1]), cc = end_position(tri[2]);
+        Vec3 n = (b - a).cross(cc - a);
+        const double len = n.norm();
+        if (!(len > 0)) continue;
+        n /= len;
+        if (n.dot((a + b + cc) / 3.0 - col.pose.position) < 0) n = -n;
+        touch(t, n, support_world(col.shape, col.pose, n), col, mu[c]);
+      }
+    } else if (col.shape.type == ShapeType::Mesh && col.shape.mesh) {
+      for (const Vec3& local : col.shape.mesh->vertices) {
+        const Vec3 p = col.pose.apply(local);
+        if (!cloth_box.overlaps(Aabb{p, p})) continue;
+        for (int t = 0; t < nt; ++t) {
+          if (!tri_box[t].overlaps(Aabb{p, p})) continue;
+          const auto& tri = triangles[t];
+          const Vec3 a = end_position(tri[0]), b = end_position(tri[1]), cc = end_position(tri[2]);
+          Vec3 n = (b - a).cross(cc - a);
+          const double len = n.norm();
+          if (!(len > 0)) continue;
+          n /= len;
+          // The side the cloth is on now (a mesh has no inside).
+          if (n.dot(a - p) < 0) n = -n;
+          touch(t, n, p, col, mu[c]);
+        }
+      }
     }
   }
 }
@@ -135,7 +249,9 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
     if (depth[i] > 0) ++stats.contacts;
     stats.max_penetration = std::max(stats.max_penetration, depth[i]);
   }
-  resolve_edges(x0, u, v, mass, inv_mass, edges, colliders, boxes, mu, s, reactions, stats);
+  ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats};
+  resolve_edges(pass, edges, colliders, boxes, mu);
+  if (s.triangles) resolve_faces(pass, *s.triangles, colliders, boxes, mu);
 }
 
 double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders) {

@@ -1,7 +1,10 @@
 #pragma once
 // Cloth–rigid contact: every free cloth vertex against every collider, after the implicit
-// solve and before self-collision; then cloth edges against spheres and capsules (whose
-// surfaces a coarse cloth can straddle between two vertices, e.g. a thin rod). A vertex closer than the thickness to a shape (at the end
+// solve and before self-collision; then the features a coarse cloth can straddle between its
+// vertices: cloth edges against every shape but the plane (the closest point of the edge to a
+// sphere, a capsule or a thin rod; for box, ellipsoid, convex and mesh the signed distance of
+// the edge as a zero-radius capsule), and the corners of boxes, convex hulls and meshes against
+// cloth triangles (a box edge or corner poking into a cloth face). A vertex closer than the thickness to a shape (at the end
 // of the step, x0 + u) is pushed out along the shape normal on its displacement only (no
 // velocity is added, so contact does not bounce), its velocity relative to the body loses its
 // approaching normal part (inelastic) and up to μ times that much of its tangential part
@@ -20,11 +23,14 @@ struct ClothRigidSettings {
   double thickness = 0.005;
   double friction = 0.3;  // the cloth's μ
   int threads = 0;
+  // Cloth triangles for the rigid-corner ↔ cloth-face contacts (none without them).
+  const std::vector<std::array<int, 3>>* triangles = nullptr;
 };
 
 struct ClothRigidStats {
   int contacts = 0;       // vertices in contact
   int edge_contacts = 0;  // edges in contact at an interior point
+  int face_contacts = 0;  // rigid corners in contact with the interior of a cloth triangle
   double max_penetration = 0;  // deepest (thickness − distance) found before the push-out
 };
 

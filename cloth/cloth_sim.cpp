@@ -166,9 +166,10 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   rs.thickness = s.params.thickness;
   rs.friction = s.params.friction;
   rs.threads = threads;
+  rs.triangles = &s.triangles;
   ClothRigidStats rstats;
   resolve_cloth_rigid(s.x, s.u, s.v, mass, s.inv_mass, s.topology.edges, colliders, rs, reactions, rstats);
-  s.stats.rigid_contacts = rstats.contacts + rstats.edge_contacts;
+  s.stats.rigid_contacts = rstats.contacts + rstats.edge_contacts + rstats.face_contacts;
   s.stats.rigid_max_penetration = rstats.max_penetration;
   s.stats.seconds_rigid = seconds_since(start);
 

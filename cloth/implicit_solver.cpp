@@ -35,6 +35,18 @@ void ImplicitSolver::apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& 
   cloth_parallel_for(blocks.rows, threads, [&](std::ptrdiff_t i) { y[i] = row_product(blocks, bending, c, x, i); });
 }
 
+void ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
+                                  std::vector<Vec3>& z, int threads) const {
+  if (use_ichol_) {
+    ichol_.apply(r, z);
+    return;
+  }
+  z.resize(r.size());
+  cloth_parallel_for(static_cast<std::ptrdiff_t>(r.size()), threads, [&](std::ptrdiff_t i) {
+    z[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(inv_diag_[i] * r[i]);
+  });
+}
+
 PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
                                 double bending_coefficient, const std::vector<Vec3>& b,
                                 const std::vector<char>& constrained, const std::vector<Vec3>& z,
@@ -48,41 +60,39 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   q_.resize(n);
   s_.resize(n);
   dv.resize(n);
-  std::vector<double> part_a(chunk_count(n)), part_b(chunk_count(n));
+  part_a_.resize(chunk_count(n));
+  part_b_.resize(chunk_count(n));
+  std::vector<double>& part_a = part_a_;
+  std::vector<double>& part_b = part_b_;
 
-  // Preconditioner, constrained values, δ0 = filter(b)ᵀ P⁻¹ filter(b).
-  for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
-    double s = 0;
-    for (std::ptrdiff_t i = begin; i < end; ++i) {
+  // Preconditioner and constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
+  if (use_ichol_) ichol_.factor(blocks, bending, cb, constrained);
+  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+    if (!use_ichol_) {
       Mat3 d = blocks.blocks[blocks.diagonal[i]];
       if (bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
       inv_diag_[i] = d.inverse();
-      if (constrained[i]) {
-        dv[i] = z[i];
-      } else {
-        s += b[i].dot(inv_diag_[i] * b[i]);
-      }
     }
-    part_a[ch] = s;
+    if (constrained[i]) {
+      dv[i] = z[i];
+      r_[i].setZero();
+    } else {
+      r_[i] = b[i];
+    }
   });
-  const double delta0 = sum_in_order(part_a);
+  precondition(constrained, r_, s_, threads);
+  const double delta0 = deterministic_dot(r_, s_, threads);
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.
-  for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
-    double s = 0;
-    for (std::ptrdiff_t i = begin; i < end; ++i) {
-      if (constrained[i]) {
-        r_[i].setZero();
-        c_[i].setZero();
-        continue;
-      }
+  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+    if (constrained[i]) {
+      r_[i].setZero();
+    } else {
       r_[i] = b[i] - row_product(blocks, bending, cb, dv, i);
-      c_[i] = inv_diag_[i] * r_[i];
-      s += r_[i].dot(c_[i]);
     }
-    part_a[ch] = s;
   });
-  double delta = sum_in_order(part_a);
+  precondition(constrained, r_, c_, threads);
+  double delta = deterministic_dot(r_, c_, threads);
   PcgResult result;
   if (!(delta0 > 0)) return result;
   const double target = std::max(tolerance * tolerance * delta0, absolute_floor);
@@ -104,15 +114,15 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
     const double cq = sum_in_order(part_a);
     if (!(cq > 0)) break;
     const double alpha = delta / cq;
-    // dv += α c, r −= α q, s = P⁻¹ r, and rᵀs in one pass.
+    // dv += α c, r −= α q; s = P⁻¹ r, δ = rᵀs.
+    cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+      dv[i] += alpha * c_[i];
+      r_[i] -= alpha * q_[i];
+    });
+    precondition(constrained, r_, s_, threads);
     for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
       double s = 0;
-      for (std::ptrdiff_t i = begin; i < end; ++i) {
-        dv[i] += alpha * c_[i];
-        r_[i] -= alpha * q_[i];
-        s_[i] = inv_diag_[i] * r_[i];
-        s += r_[i].dot(s_[i]);
-      }
+      for (std::ptrdiff_t i = begin; i < end; ++i) s += r_[i].dot(s_[i]);
       part_b[ch] = s;
     });
     const double delta_old = delta;

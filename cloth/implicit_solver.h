@@ -2,9 +2,13 @@
 // Modified preconditioned conjugate gradients (Baraff & Witkin 1998, §5.3) for the cloth's
 // backward-Euler system A Δv = b, A = blocks + c_b·(Q ⊗ I₃). Constrained vertices (pinned or
 // attached) get a prescribed Δv = z and are filtered out of the search directions, so the
-// iteration never moves them. Block-Jacobi preconditioner (inverse 3×3 diagonal blocks).
+// iteration never moves them. Preconditioner: the block incomplete factorisation
+// (block_ichol.h), or block Jacobi (inverse 3×3 diagonal blocks). On the 64 × 64 hanging cloth
+// the incomplete factorisation needs about a third of block Jacobi's iterations for the same
+// tolerance, at about twice the cost per iteration.
 #include <vector>
 
+#include "cloth/block_ichol.h"
 #include "cloth/block_sparse.h"
 
 namespace impetus {
@@ -26,12 +30,20 @@ class ImplicitSolver {
                   double tolerance, double absolute_floor, int max_iterations, int threads,
                   std::vector<Vec3>& dv);
 
+  /// true (default): incomplete factorisation; false: block Jacobi.
+  void set_incomplete_cholesky(bool on) { use_ichol_ = on; }
+
  private:
+  void precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
+                    std::vector<Vec3>& z, int threads) const;
   void apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
              const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
 
   std::vector<Mat3> inv_diag_;
   std::vector<Vec3> r_, c_, q_, s_;
+  std::vector<double> part_a_, part_b_;
+  BlockIncompleteCholesky ichol_;
+  bool use_ichol_ = true;
 };
 
 }  // namespace impetus

@@ -242,7 +242,9 @@ TEST(ClothRigid, ReactionsBalanceTheWeightOfAClothAtRest) {
   for (double m : cloth.masses()) mass += m;
   // The ground receives the cloth's weight: Σ J = m g T (downward).
   EXPECT_NEAR(total.z(), mass * kGravity.z() * n * h, 0.02 * mass * 9.81 * n * h);
-  EXPECT_LT(std::hypot(total.x(), total.y()), 1e-9);
+  // No net sideways push beyond the PCG tolerance (internal forces cancel only up to the
+  // solver's residual; the incomplete-factorisation preconditioner is not mirror-symmetric).
+  EXPECT_LT(std::hypot(total.x(), total.y()), 1e-6 * mass * 9.81 * n * h);
 }
 
 TEST(ClothRigid, FrictionHoldsOnAGentleSlopeAndSlidesOnASteepOne) {

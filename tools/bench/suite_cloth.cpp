@@ -192,6 +192,32 @@ bool measure(const ClothScene& scene, long long steps, const std::string& key, B
   return true;
 }
 
+// ms per step by phase (ClothStats timers) without the culling probes, at a given thread count.
+void measure_phases(const ClothScene& scene, long long steps, int threads, const std::string& key,
+                    BenchReport& report) {
+  ClothParams params = scene.params;
+  params.threads = threads;
+  ClothSim cloth(scene.mesh, params);
+  std::vector<RigidImpulse> reactions;
+  const char* names[] = {"internal_forces", "solve", "rigid", "culling", "ccd", "response", "intersection_count"};
+  double sum[7] = {0, 0, 0, 0, 0, 0, 0};
+  double total = 0;
+  for (long long k = 0; k < steps; ++k) {
+    reactions.clear();
+    const Clock::time_point start = Clock::now();
+    cloth.step(scene.dt, scene.gravity, scene.colliders, reactions);
+    total += std::chrono::duration<double>(Clock::now() - start).count();
+    const ClothStats& st = cloth.stats();
+    const double phase[7] = {st.seconds_internal_forces, st.seconds_solve, st.seconds_rigid, st.seconds_culling,
+                             st.seconds_ccd, st.seconds_response, st.seconds_intersection_count};
+    for (int i = 0; i < 7; ++i) sum[i] += phase[i];
+  }
+  const double n = static_cast<double>(std::max<long long>(steps, 1));
+  const std::string suffix = ".ms.threads_" + std::to_string(threads);
+  for (int i = 0; i < 7; ++i) report.figures[key + ".phase." + names[i] + suffix] = 1e3 * sum[i] / n;
+  report.figures[key + ".phase.total" + suffix] = 1e3 * total / n;
+}
+
 }  // namespace
 
 int run_suite_cloth(const BenchOptions& options, BenchReport& report) {
@@ -210,6 +236,9 @@ int run_suite_cloth(const BenchOptions& options, BenchReport& report) {
       continue;
     }
     if (!measure(scene, options.quick ? quick_steps : scene.steps, e.key, report)) status = 1;
+    if (std::string(e.key) == "hang") {
+      for (int threads : {1, 2}) measure_phases(scene, options.quick ? quick_steps : scene.steps, threads, "hang", report);
+    }
   }
   // The paper's hanging cloth: same material as cloth_hang_64, 120 × 120 quads, pinned at the
   // two corners of one edge, 400 frames as in the paper (Table 5-5).

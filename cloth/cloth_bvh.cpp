@@ -262,11 +262,23 @@ void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed
                             const std::vector<Vec3>* x0, const std::vector<Vec3>* u, double pad,
                             bool swept) {
   const ClothTopology& topo = *topology_;
+  // Later CCD passes move few vertices: keep the boxes and (costly) cones of untouched nodes.
+  const bool incremental = swept && vertex_changed && swept_current_ && swept_pad_ == pad && mode_ == mode;
   for (int level = static_cast<int>(levels_.size()) - 1; level >= 0; --level) {
     const std::vector<int>& ids = levels_[level];
     cloth_parallel_for(static_cast<std::ptrdiff_t>(ids.size()), threads, [&](std::ptrdiff_t k) {
       const int n = ids[k];
       const Node& node = nodes_[n];
+      if (incremental) {
+        if (node.triangle >= 0) {
+          const auto& tri = topo.triangles[node.triangle];
+          const std::vector<char>& ch = *vertex_changed;
+          changed_[n] = ch[tri[0]] || ch[tri[1]] || ch[tri[2]];
+        } else {
+          changed_[n] = changed_[node.left] || changed_[node.right];
+        }
+        if (!changed_[n]) return;
+      }
       if (node.triangle >= 0) {
         const auto& tri = topo.triangles[node.triangle];
         const std::vector<Vec3>& x = *x0;
@@ -307,12 +319,15 @@ void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed
 
 void ClothBvh::refit_swept(const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double pad,
                            ConeCulling mode, const std::vector<char>* vertex_changed, int threads) {
-  mode_ = mode;
   if (nodes_.empty()) return;
   refit_levels(threads, vertex_changed, mode, &x0, &u, pad, true);
+  mode_ = mode;
+  swept_current_ = true;
+  swept_pad_ = pad;
 }
 
 void ClothBvh::refit_static(const std::vector<Vec3>& x, double pad, int threads) {
+  swept_current_ = false;
   if (nodes_.empty()) return;
   refit_levels(threads, nullptr, ConeCulling::None, &x, nullptr, pad, false);
 }

@@ -55,7 +55,10 @@ class ClothBvh {
   void build(const ClothTopology& topology, const std::vector<Vec3>& rest);
 
   /// Swept boxes of x0 → x0 + u, grown by `pad`, and (unless mode is None) continuous cones.
-  /// With `vertex_changed`, nodes also learn whether any of their vertices changed.
+  /// With `vertex_changed`, nodes also learn whether any of their vertices changed, and when
+  /// the previous refit was refit_swept of the same x0 with the same pad and mode, only the
+  /// nodes above a changed vertex are recomputed: the caller promises that u differs from that
+  /// refit's u only at changed vertices (the CCD passes' contract), so the others are current.
   void refit_swept(const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double pad,
                    ConeCulling mode, const std::vector<char>* vertex_changed, int threads);
   /// Static boxes at x, grown by `pad`; no cones.
@@ -113,6 +116,8 @@ class ClothBvh {
   std::vector<std::uint8_t> owned_vertices_, owned_edges_;  // bit k: vertex k / edge k of triangle
   std::vector<PrimitivePair> orphans_;
   ConeCulling mode_ = ConeCulling::None;  // cones of the last refit_swept
+  bool swept_current_ = false;  // the last refit was refit_swept (boxes and cones swept)
+  double swept_pad_ = 0;        // its pad
   mutable std::vector<std::array<int, 2>> union_edges_;  // traversal scratch (serial)
   mutable std::vector<int> union_loop_;
   std::vector<int> orphan_offsets_;

@@ -283,7 +283,7 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
   });
 
   // Gather into the block rows and the right-hand side, each slot summing in a fixed order.
-  cloth_parallel_for(static_cast<std::ptrdiff_t>(A.cols.size()), threads, [&](std::ptrdiff_t k) {
+  cloth_serial_for(static_cast<std::ptrdiff_t>(A.cols.size()), [&](std::ptrdiff_t k) {
     Mat3 sum = Mat3::Zero();
     for (int s = slot_offsets_[k]; s < slot_offsets_[k + 1]; ++s) {
       const int src = slot_sources_[s];
@@ -292,7 +292,7 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     A.blocks[k] = sum;
   });
   rhs.resize(nv);
-  cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) {
+  cloth_serial_for(nv, [&](std::ptrdiff_t i) {
     A.blocks[A.diagonal[i]].diagonal().array() += mass_[i];
     Vec3 sum = h * mass_[i] * gravity;
     for (int s = vertex_offsets_[i]; s < vertex_offsets_[i + 1]; ++s) {
@@ -305,8 +305,8 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
   if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {
     std::vector<Vec3> y(nv);
     const double c = params_.damping + h;
-    cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) { y[i] = x[i] + c * v[i]; });
-    bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, threads);
+    cloth_serial_for(nv, [&](std::ptrdiff_t i) { y[i] = x[i] + c * v[i]; });
+    bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, 1);
   }
 }
 

@@ -2,28 +2,68 @@
 // Deterministic parallel loops for the cloth module. Work is cut into fixed chunks of
 // kChunkSize indices (never derived from the thread count); each chunk writes only its own
 // slots, and per-chunk partial sums are added in chunk order afterwards, so results are the
-// same bits for any number of threads, serial runs included. Loops shorter than
-// kMinParallelItems run serially: an OpenMP region costs microseconds, more than a short loop.
+// same bits for any number of threads, serial runs included.
+//
+// Every parallel region ends in a barrier, and on a loaded machine a barrier can wait a whole
+// scheduler time slice (milliseconds) for a descheduled worker while the spinning ones burn
+// CPU: on a 2-core machine under load 14 the 64×64 hang went from 58 ms/step at 1 thread to
+// ~1190 ms at 2 when the PCG opened a few regions per iteration. So regions are only opened
+// for loops with enough work to pay for that (kMinParallelItems expensive items, e.g. element
+// Jacobians or CCD pairs); cheap per-vertex loops and the PCG run serially (cloth_serial_for).
+// And, like libgomp's OMP_DYNAMIC, a region uses no more threads than there are idle cores
+// (online cores − load average + our own thread): on a saturated machine extra threads cannot
+// run at the same time, they only add barrier waits. The thread count never affects results.
 #include <cstddef>
 #include <omp.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <thread>
 
 namespace impetus {
 
 inline constexpr std::ptrdiff_t kChunkSize = 256;
-inline constexpr std::ptrdiff_t kMinParallelItems = 512;
+inline constexpr std::ptrdiff_t kMinParallelItems = 4096;
+
+/// Run-time overrides, for tests that must exercise the parallel path on small cloths and on a
+/// busy machine: load_gate false ignores the load average, min_items replaces kMinParallelItems.
+struct ClothParallelTuning {
+  std::atomic<bool> load_gate{true};
+  std::atomic<std::ptrdiff_t> min_items{kMinParallelItems};
+};
+inline ClothParallelTuning& cloth_parallel_tuning() {
+  static ClothParallelTuning tuning;
+  return tuning;
+}
+
+/// Threads worth using now for a request of `threads` (0 = all cores): at most the idle cores
+/// plus the calling thread, at least 1.
+inline int cloth_usable_threads(int threads) {
+  int t = threads > 0 ? threads : omp_get_max_threads();
+  if (t <= 1) return 1;
+  double load = 0;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cloth_parallel_tuning().load_gate.load(std::memory_order_relaxed) && cores > 0 && getloadavg(&load, 1) == 1) {
+    const double room = static_cast<double>(cores) - load + 1.0;
+    const int usable = room < 1.0 ? 1 : static_cast<int>(room);
+    if (usable < t) t = usable;
+  }
+  return t;
+}
 
 /// body(chunk, begin, end) for the chunks of [0, n).
 template <class Body>
 void for_each_chunk(std::ptrdiff_t n, int threads, Body&& body) {
   const std::ptrdiff_t chunks = (n + kChunkSize - 1) / kChunkSize;
-  if (threads == 1 || n < kMinParallelItems || chunks < 2) {
+  const bool small = n < cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
+  const int t = threads == 1 || small || chunks < 2 ? 1 : cloth_usable_threads(threads);
+  if (t == 1) {
     for (std::ptrdiff_t c = 0; c < chunks; ++c) {
       const std::ptrdiff_t begin = c * kChunkSize;
       body(c, begin, begin + kChunkSize < n ? begin + kChunkSize : n);
     }
     return;
   }
-  const int t = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(t)
   for (std::ptrdiff_t c = 0; c < chunks; ++c) {
     const std::ptrdiff_t begin = c * kChunkSize;
@@ -37,6 +77,13 @@ void cloth_parallel_for(std::ptrdiff_t n, int threads, Body&& body) {
   for_each_chunk(n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
     for (std::ptrdiff_t i = begin; i < end; ++i) body(i);
   });
+}
+
+/// body(i) for i in [0, n), always on the calling thread (cheap loops: a parallel region would
+/// cost more than the loop).
+template <class Body>
+void cloth_serial_for(std::ptrdiff_t n, Body&& body) {
+  for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
 /// Number of chunks of a loop of n indices (size of a partial-sum array).

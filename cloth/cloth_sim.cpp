@@ -145,8 +145,8 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   s.stats.cg_residual = pcg.relative_residual;
   // Reactions of attached vertices: the constraint impulse is the residual of their rows.
   if (!s.params.attached.empty()) {
-    s.A.multiply(s.dv, s.Adv, threads);
-    s.model.bending_hessian().multiply_add(s.model.bending_coefficient(h), s.dv, s.Adv, threads);
+    s.A.multiply(s.dv, s.Adv, 1);
+    s.model.bending_hessian().multiply_add(s.model.bending_coefficient(h), s.dv, s.Adv, 1);
     for (int i = 0; i < nv; ++i) {
       if (s.attached_index[i] < 0) continue;
       const Vec3 impulse_on_vertex = s.Adv[i] - s.rhs[i];
@@ -154,7 +154,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
     }
   }
   s.u.resize(nv);
-  cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) {
+  cloth_serial_for(nv, [&](std::ptrdiff_t i) {
     s.v[i] += s.dv[i];
     s.u[i] = h * s.v[i];
   });
@@ -199,7 +199,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
     s.stats.frozen = st.frozen;
   }
 
-  cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) { s.x[i] += s.u[i]; });
+  cloth_serial_for(nv, [&](std::ptrdiff_t i) { s.x[i] += s.u[i]; });
 
   if (s.params.count_self_intersections) {
     start = Clock::now();

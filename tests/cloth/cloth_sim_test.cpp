@@ -7,6 +7,7 @@
 
 #include "cloth/cloth_rigid.h"
 #include "cloth/cloth_sim.h"
+#include "cloth/cloth_parallel.h"
 #include "cloth_test_util.h"
 
 namespace impetus {
@@ -67,12 +68,22 @@ bool bitwise_equal(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
 }
 
 TEST(ClothSim, BitIdenticalAcrossThreadCounts) {
-  // 24 × 24: 625 vertices and 1152 triangles, enough for the vertex and triangle loops to run
-  // in parallel chunks (cloth_parallel.h runs loops under 512 items serially).
+  // 24 × 24: 625 vertices and 1152 triangles, several chunks per vertex and triangle loop.
   // Dropped from just above the ball so that contacts start within a few steps.
   const std::vector<Vec3> one = run(24, ConeCulling::Tight5pt, 1, 45, nullptr, 0.77);
   EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 2, 45, nullptr, 0.77)));
   EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 3, 45, nullptr, 0.77)));
+  // The same with every loop of more than one chunk forced parallel, whatever the machine's
+  // load (by default small loops and busy machines run serially, cloth_parallel.h).
+  ClothParallelTuning& tuning = cloth_parallel_tuning();
+  tuning.load_gate = false;
+  tuning.min_items = 1;
+  const std::vector<Vec3> two = run(24, ConeCulling::Tight5pt, 2, 45, nullptr, 0.77);
+  const std::vector<Vec3> three = run(24, ConeCulling::Tight5pt, 3, 45, nullptr, 0.77);
+  tuning.load_gate = true;
+  tuning.min_items = kMinParallelItems;
+  EXPECT_TRUE(bitwise_equal(one, two));
+  EXPECT_TRUE(bitwise_equal(one, three));
 }
 
 TEST(ClothSim, CullingModesGiveTheSameSimulation) {

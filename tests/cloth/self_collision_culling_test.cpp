@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cloth/ccd.h"
+#include "cloth/cloth_bvh.h"
 #include "cloth/cloth_topology.h"
 #include "cloth/self_collision.h"
 #include "cloth/triangle_intersection.h"
@@ -193,6 +194,44 @@ TEST(SelfCollisionCulling, BvhIntersectionCountEqualsBruteForce) {
   }
   EXPECT_GT(total, 0);
   EXPECT_EQ(sc.count_intersections(mesh.vertices, 0.004, 1), 0);
+}
+
+TEST(SelfCollisionCulling, IncrementalSweptRefitEqualsAFullRefit) {
+  // Later CCD passes refit only the nodes above vertices whose displacement changed; every
+  // box and cone must then equal those of a fresh BVH refitted from scratch on the new u.
+  ClothMesh mesh = make_grid_cloth({1, 1}, {12, 12}, Vec3::Zero(), Quat::Identity());
+  const int nv = static_cast<int>(mesh.vertices.size());
+  ClothTopology topo = ClothTopology::build(nv, mesh.triangles);
+  std::mt19937_64 rng(11);
+  std::vector<Vec3> x0 = mesh.vertices;
+  for (Vec3& p : x0) p += 0.02 * random_vec(rng);
+  std::vector<Vec3> u(nv);
+  for (Vec3& d : u) d = 0.03 * random_vec(rng);
+  for (ConeCulling mode : {ConeCulling::ProvotTang3, ConeCulling::Tight5pt}) {
+    ClothBvh incremental;
+    incremental.build(topo, mesh.vertices);
+    std::vector<Vec3> un = u;
+    incremental.refit_swept(x0, un, 0.001, mode, nullptr, 1);
+    for (int pass = 0; pass < 3; ++pass) {
+      std::vector<char> changed(nv, 0);
+      for (int k = 0; k < 5; ++k) {
+        const int i = static_cast<int>(rng() % static_cast<unsigned>(nv));
+        un[i] += 0.05 * random_vec(rng);
+        changed[i] = 1;
+      }
+      incremental.refit_swept(x0, un, 0.001, mode, &changed, 1);
+      ClothBvh full;
+      full.build(topo, mesh.vertices);
+      full.refit_swept(x0, un, 0.001, mode, nullptr, 1);
+      ASSERT_EQ(full.node_count(), incremental.node_count());
+      for (int n = 0; n < full.node_count(); ++n) {
+        EXPECT_EQ(full.box(n).min, incremental.box(n).min) << n;
+        EXPECT_EQ(full.box(n).max, incremental.box(n).max) << n;
+        EXPECT_EQ(full.cone(n).axis, incremental.cone(n).axis) << n;
+        EXPECT_EQ(full.cone(n).angle, incremental.cone(n).angle) << n;
+      }
+    }
+  }
 }
 
 }  // namespace

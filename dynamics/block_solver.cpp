@@ -17,12 +17,6 @@ constexpr double kVelocityTolerance = 1e-7;   // [m/s] activation and slip decis
 
 bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::LimitUpper; }
 
-// Generalised impulse of a block on one of its bodies: (jvᵀλ, jwᵀλ).
-void apply_block_impulse(RigidBodySim& body, const Mat3& jv, const Mat3& jw, const Vec3& lambda) {
-  body.v += body.inv_mass * (jv.transpose() * lambda);
-  body.w += body.inv_inertia_world * (jw.transpose() * lambda);
-}
-
 }  // namespace
 
 int IslandBlockSolver::local_index(int body) const {
@@ -105,7 +99,7 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
       if (self(r, r) == 0.0) self(r, r) = regularisation_[k];
     }
     for (int s = 0; s < 2; ++s) {
-      const int l = local_index(b.body[s]);
+      const int l = slots_[k][s];
       if (l >= 0) {
         lu.add(row, 2 * l, jv[s]);
         lu.add(row, 2 * l + 1, jw[s]);
@@ -136,12 +130,12 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
   for (int k = 0; k < nc; ++k) {
     bool anchored = false;
     for (int s = 0; s < 2; ++s) {
-      int l = local_index(blocks_[k].body[s]);
+      int l = slots_[k][s];
       if (l >= 0) body_blocks[l].push_back(k); else anchored = true;
     }
     if (anchored) {
       for (int s = 0; s < 2; ++s) {
-        int l = local_index(blocks_[k].body[s]);
+        int l = slots_[k][s];
         if (l >= 0) roots.push_back(l);
       }
     }
@@ -159,7 +153,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
       bfs_order.push_back(l);
       for (int k : body_blocks[l]) {
         for (int s = 0; s < 2; ++s) {
-          int m = local_index(blocks_[k].body[s]);
+          int m = slots_[k][s];
           if (m >= 0 && depth[m] < 0) {
             depth[m] = depth[l] + 1;
             queue.push(m);
@@ -173,7 +167,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
   auto block_depth = [&](int k) {
     int d = 0;
     for (int s = 0; s < 2; ++s) {
-      int l = local_index(blocks_[k].body[s]);
+      int l = slots_[k][s];
       if (l >= 0) d = std::max(d, depth[l]);
     }
     return d;
@@ -199,7 +193,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
       for (int k = 0; k < nc; ++k) {
         int owner = -1;
         for (int s = 0; s < 2; ++s) {
-          int l = local_index(blocks_[k].body[s]);
+          int l = slots_[k][s];
           if (l >= 0 && (owner < 0 || position[l] > position[owner])) owner = l;
         }
         owned[owner].push_back(k);
@@ -293,56 +287,6 @@ bool IslandBlockSolver::update_modes(const std::vector<RigidBodySim>& bodies) {
   return changed;
 }
 
-void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
-                                        const BlockSolverSettings& settings,
-                                        bool warm_start_applied) {
-  std::vector<Mat3> inverse_diagonal(blocks_.size());
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    Mat3 d = block_diagonal(blocks_[k], bodies);
-    for (int r = 0; r < 3; ++r) {
-      if (blocks_[k].kind[r] == RowKind::Unused) {
-        d.row(r).setZero();
-        d.col(r).setZero();
-        d(r, r) = 1.0;
-      } else {
-        d(r, r) += regularisation_[k];
-      }
-    }
-    inverse_diagonal[k] = d.inverse();
-  }
-  if (!warm_start_applied) {
-    for (ConstraintBlock& b : blocks_) {
-      for (int s = 0; s < 2; ++s) {
-        if (b.body[s] >= 0 && bodies[b.body[s]].dynamic)
-          apply_block_impulse(bodies[b.body[s]], b.jv[s], b.jw[s], b.lambda);
-      }
-    }
-  }
-  for (int iter = 0; iter < settings.iterative_iterations; ++iter) {
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      ConstraintBlock& b = blocks_[k];
-      Vec3 residual = b.rhs - block_velocity(b, bodies) - regularisation_[k] * b.lambda;
-      Vec3 lambda = project_block_impulse(b, b.lambda + inverse_diagonal[k] * residual);
-      Vec3 delta = lambda - b.lambda;
-      b.lambda = lambda;
-      for (int s = 0; s < 2; ++s) {
-        if (b.body[s] >= 0 && bodies[b.body[s]].dynamic)
-          apply_block_impulse(bodies[b.body[s]], b.jv[s], b.jw[s], delta);
-      }
-    }
-  }
-  // Modes for the next step's warm start, from the final impulses.
-  for (ConstraintBlock& b : blocks_) {
-    if (b.contact < 0) continue;
-    double lt = std::hypot(b.lambda[1], b.lambda[2]);
-    if (b.lambda[0] <= kImpulseTolerance) b.mode = ContactMode::Inactive;
-    else if (lt >= b.friction * b.lambda[0] * (1.0 - 1e-6)) b.mode = ContactMode::Sliding;
-    else b.mode = ContactMode::Sticking;
-    if (b.mode == ContactMode::Sliding && lt > 0)
-      b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
-  }
-}
-
 bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
                                        const BlockSolverSettings& settings,
                                        const std::vector<int>& rows, const std::vector<int>& pivots,
@@ -350,12 +294,15 @@ bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
   const int nb = static_cast<int>(bodies_.size());
   std::vector<Vec3> rhs, x;
   for (int iter = 0; iter < settings.max_active_set_iterations; ++iter) {
+    // The budget covers all factorisations of the step (impacts and active-set iterations).
+    const long long remaining = budget > 0 ? std::max<long long>(1, budget - info.block_ops) : 0;
     assemble(bodies, lu_, rhs);
-    if (!lu_.factorize(rows, pivots, budget)) {
+    const bool factored = lu_.factorize(rows, pivots, remaining);
+    info.block_ops += lu_.factor_block_ops();
+    if (!factored) {
       restore_start_velocities(bodies);
       return false;
     }
-    info.block_ops += lu_.factor_block_ops();
     lu_.solve(rhs, x);
     for (int l = 0; l < nb; ++l) {
       bodies[bodies_[l]].v = x[2 * l];
@@ -371,7 +318,7 @@ bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
   info.fell_back = true;
   restore_start_velocities(bodies);
   for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
-  solve_iterative(bodies, settings, false);
+  solve_iterative(bodies, settings);
   return true;
 }
 
@@ -503,6 +450,10 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     }
     blocks_.push_back(block);
   }
+  slots_.resize(blocks_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s]);
+  }
   regularisation_.resize(blocks_.size());
   warm_lambda_.resize(blocks_.size());
   for (size_t k = 0; k < blocks_.size(); ++k) {
@@ -511,20 +462,40 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     regularisation_[k] = compliance * std::max(scale, 1e-12);
     warm_lambda_[k] = blocks_[k].lambda;
   }
+  exact_ = false;
+  iter_prepared_ = false;
+  if (blocks_.empty()) return info;
 
-  // Exact block elimination, unless it would cost more than the iterative method.
-  const long long iterative_cost =
-      static_cast<long long>(settings.iterative_iterations) * 4 * std::max<long long>(1, blocks_.size());
+  // Exact block elimination or the projected iterative method, whichever costs less: one
+  // factorisation's block operations (symbolic count, fill-in included) times the expected
+  // active-set iterations against the iterative sweeps over the same blocks.
+  int contact_blocks = 0;
+  bool unilateral = false;
+  for (const ConstraintBlock& b : blocks_) {
+    contact_blocks += b.contact >= 0 ? 1 : 0;
+    for (int r = 0; r < 3; ++r) unilateral = unilateral || b.kind[r] != RowKind::Equality;
+  }
+  info.iterative_ops = iterative_cost(settings);
   const long long budget = settings.method == BlockMethod::Exact
                                ? 0
-                               : static_cast<long long>(settings.exact_budget_factor * iterative_cost);
-  exact_ = false;
-  int contact_blocks = 0;
-  for (const ConstraintBlock& b : blocks_) contact_blocks += b.contact >= 0 ? 1 : 0;
-  const bool exact_allowed = settings.method == BlockMethod::Exact ||
-                             (settings.method == BlockMethod::Auto &&
-                              contact_blocks <= settings.max_exact_contacts);
-  if (exact_allowed && !blocks_.empty()) {
+                               : static_cast<long long>(settings.exact_budget_factor *
+                                                        static_cast<double>(info.iterative_ops));
+  bool exact_allowed = settings.method == BlockMethod::Exact;
+  if (settings.method == BlockMethod::Auto &&
+      (settings.max_exact_contacts < 0 || contact_blocks <= settings.max_exact_contacts)) {
+    // Unilateral rows (contacts, limits) need several active-set passes, as many as this
+    // island needed last time (islands keep their solver while their smallest body is the
+    // same); an island that did not settle is retried only after the estimate has decayed.
+    const double floor_passes = unilateral ? 2.0 : 1.0;
+    expected_passes_ = std::max(expected_passes_, floor_passes);
+    const long long passes = static_cast<long long>(std::ceil(expected_passes_));
+    info.estimated_exact_ops = estimate_exact_ops(info.iterative_ops / passes + 1);
+    exact_allowed = info.estimated_exact_ops * passes <= info.iterative_ops ||
+                    (contact_blocks <= settings.always_exact_contacts &&
+                     expected_passes_ <= 0.5 * settings.max_active_set_iterations);
+    if (!exact_allowed) expected_passes_ = std::max(floor_passes, 0.9 * expected_passes_);
+  }
+  if (exact_allowed) {
     std::vector<int> rows, pivots;
     ordering(settings.ordering, rows, pivots);
     propagate_impacts(bodies, contacts, settings, rows, pivots, budget, info);
@@ -534,7 +505,6 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     // adds energy comes from a near-singular active set (redundant contacts): reject it.
     if (solved && kinetic_energy(bodies) > start_kinetic_energy() * (1 + 1e-6) + 1e-9) {
       restore_start_velocities(bodies);
-      for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
       solved = false;
       info.rejected = true;
     }
@@ -542,10 +512,19 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     // correction then uses the iterative method too.
     exact_ = solved && !info.fell_back;
     info.exact = solved;
+    if (exact_) {
+      expected_passes_ = info.active_set_iterations;
+    } else {
+      expected_passes_ = std::max(2.0 * expected_passes_,
+                                  static_cast<double>(settings.max_active_set_iterations));
+    }
   }
-  if (!info.exact && !blocks_.empty()) {
+  if (!info.exact) {
+    // An abandoned or rejected elimination leaves the impulses of an intermediate active set
+    // (possibly huge, opposing impulses of a near-singular set): start from last step's.
+    for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
     save_start_velocities(bodies);
-    solve_iterative(bodies, settings, false);
+    solve_iterative(bodies, settings);
   }
 
   // Impulses and modes go back for warm starting.
@@ -567,122 +546,61 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   return info;
 }
 
-void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
-                                            const std::vector<ContactConstraint>& contacts,
-                                            const std::vector<JointSim>& joints,
-                                            const BlockSolverSettings& settings) {
-  // The exact path re-linearises: each pass measures the errors again at the corrected poses
-  // and solves with the same factorisation (a Newton-like iteration on the position error).
-  const int passes = exact_ ? settings.stabilization_passes : 1;
-  for (int pass = 0; pass < passes; ++pass) {
-    if (!stabilize_once(bodies, contacts, joints, settings)) break;
-  }
-}
-
-bool IslandBlockSolver::stabilize_once(std::vector<RigidBodySim>& bodies,
-                                       const std::vector<ContactConstraint>& contacts,
-                                       const std::vector<JointSim>& joints,
-                                       const BlockSolverSettings& settings) {
-  if (blocks_.empty()) return false;
-  // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
-  std::vector<Vec3> target(blocks_.size(), Vec3::Zero());
-  bool any = false;
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    const ConstraintBlock& b = blocks_[k];
-    Vec3 c = Vec3::Zero();
-    if (b.contact >= 0) {
-      const ContactConstraint& cc = contacts[b.contact];
-      double separation = contact_separation(cc, bodies[cc.body_a], bodies[cc.body_b]);
-      // Only overlap beyond the slop is removed; other rows keep their positions.
-      if (separation < -settings.linear_slop) c[0] = separation + settings.linear_slop;
-    } else {
-      c = joint_block_position_error(joints[b.joint], b, bodies);
-    }
-    target[k] = -settings.stabilization * c;
-    if (c.squaredNorm() > 0) any = true;
-  }
-  if (!any) return false;
-
+long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
+  // Symbolic elimination in ordering B (paper 5: body momentum rows first). Eliminating body
+  // l's two rows couples every pair of its d_l constraint rows (the Schur complement JM⁻¹Jᵀ):
+  // 2·d_l·(d_l + 1) block operations. The constraint rows are then eliminated leaves-first; a
+  // pivot with m remaining neighbours costs m·(m + 1) and joins its neighbours into a clique.
   const int nb = static_cast<int>(bodies_.size());
-  std::vector<Vec3> displacement(2 * nb, Vec3::Zero());
-  if (exact_) {
-    // Same factorisation: [M −Jᵀ; J S][Δq; μ] = [0; −βC].
-    std::vector<Vec3> rhs(unknown_count(), Vec3::Zero()), x;
-    Mat3 jv[2], jw[2], self;
-    Vec3 unused_rhs;
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      effective_rows(blocks_[k], jv, jw, self, unused_rhs);
-      Vec3 t = target[k];
-      // Rows the velocity solve held inactive stay free of corrections.
-      for (int r = 0; r < 3; ++r) {
-        if (jv[0].row(r).isZero() && jv[1].row(r).isZero() && jw[0].row(r).isZero() &&
-            jw[1].row(r).isZero())
-          t[r] = 0;
-      }
-      rhs[2 * nb + k] = t;
+  const int nc = static_cast<int>(blocks_.size());
+  std::vector<std::vector<int>> body_blocks(nb);
+  for (int k = 0; k < nc; ++k) {
+    for (int s = 0; s < 2; ++s) {
+      const int l = slots_[k][s];
+      if (l >= 0) body_blocks[l].push_back(k);
     }
-    lu_.solve(rhs, x);
-    for (int i = 0; i < 2 * nb; ++i) displacement[i] = x[i];
-  } else {
-    // Projected block Gauss–Seidel on the linearised position problem (split impulses).
-    std::vector<Vec3> mu(blocks_.size(), Vec3::Zero());
-    std::vector<Mat3> inverse_diagonal(blocks_.size());
-    for (size_t k = 0; k < blocks_.size(); ++k) {
-      Mat3 d = block_diagonal(blocks_[k], bodies);
-      for (int r = 0; r < 3; ++r) {
-        bool free_row = blocks_[k].kind[r] == RowKind::Unused || blocks_[k].kind[r] == RowKind::Friction;
-        if (free_row) {
-          d.row(r).setZero();
-          d.col(r).setZero();
-          d(r, r) = 1.0;
-        } else {
-          d(r, r) += regularisation_[k];
-        }
-      }
-      inverse_diagonal[k] = d.inverse();
-    }
-    for (int iter = 0; iter < settings.position_iterations; ++iter) {
-      for (size_t k = 0; k < blocks_.size(); ++k) {
-        const ConstraintBlock& b = blocks_[k];
-        Vec3 moved = Vec3::Zero();
-        for (int s = 0; s < 2; ++s) {
-          int l = local_index(b.body[s]);
-          if (l >= 0) moved += b.jv[s] * displacement[2 * l] + b.jw[s] * displacement[2 * l + 1];
-        }
-        Vec3 next = mu[k] + inverse_diagonal[k] * (target[k] - moved);
-        for (int r = 0; r < 3; ++r) {
-          switch (b.kind[r]) {
-            case RowKind::Unused:
-            case RowKind::Friction: next[r] = 0; break;
-            case RowKind::Normal:
-            case RowKind::LimitLower: next[r] = std::max(next[r], 0.0); break;
-            case RowKind::LimitUpper: next[r] = std::min(next[r], 0.0); break;
-            case RowKind::Equality: break;
-          }
-        }
-        Vec3 delta = next - mu[k];
-        mu[k] = next;
-        for (int s = 0; s < 2; ++s) {
-          int l = local_index(b.body[s]);
-          if (l < 0) continue;
-          const RigidBodySim& body = bodies[b.body[s]];
-          displacement[2 * l] += body.inv_mass * (b.jv[s].transpose() * delta);
-          displacement[2 * l + 1] += body.inv_inertia_world * (b.jw[s].transpose() * delta);
-        }
+  }
+  long long ops = 0;
+  for (const std::vector<int>& list : body_blocks) {
+    const long long d = static_cast<long long>(list.size());
+    ops += 2 * d * (d + 1);
+  }
+  if (cap > 0 && ops > cap) return ops;
+  std::vector<int> rows, pivots;
+  ordering(BlockOrdering::B, rows, pivots);
+  // Position of each constraint in the elimination order.
+  std::vector<int> position(nc);
+  for (int i = 0; i < nc; ++i) position[rows[2 * nb + i] - 2 * nb] = i;
+  // Neighbour lists (by elimination position, sorted) of the Schur complement graph.
+  std::vector<std::vector<int>> adjacent(nc);
+  for (const std::vector<int>& list : body_blocks) {
+    for (int a : list) {
+      for (int b : list) {
+        if (a != b) adjacent[position[a]].push_back(position[b]);
       }
     }
   }
-  for (int l = 0; l < nb; ++l) {
-    RigidBodySim& body = bodies[bodies_[l]];
-    // A correction is a small fix of drift, never a teleport: clamp it per pass.
-    Vec3 dx = displacement[2 * l], dq = displacement[2 * l + 1];
-    if (dx.norm() > settings.max_linear_correction) dx *= settings.max_linear_correction / dx.norm();
-    if (dq.norm() > settings.max_angular_correction) dq *= settings.max_angular_correction / dq.norm();
-    body.x += dx;
-    body.q = (quat_from_rotation_vector(dq) * body.q).normalized();
-    body.refresh_world_inertia();
+  std::vector<int> merged;
+  for (int p = 0; p < nc; ++p) {
+    std::vector<int>& mine = adjacent[p];
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    // Only neighbours later in the order are still there when p is eliminated.
+    mine.erase(mine.begin(), std::upper_bound(mine.begin(), mine.end(), p));
+    const long long m = static_cast<long long>(mine.size());
+    ops += m * (m + 1);
+    if (cap > 0 && ops > cap) return ops;
+    // Fill-in: every later neighbour gains the others (kept unsorted until its turn).
+    for (int q : mine) {
+      std::vector<int>& theirs = adjacent[q];
+      for (int r : mine) {
+        if (r != q) theirs.push_back(r);
+      }
+    }
+    std::vector<int>().swap(mine);
   }
-  return true;
+  return ops;
 }
 
 }  // namespace impetus
+

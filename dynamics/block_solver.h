@@ -11,17 +11,17 @@
 //
 // Contacts are unilateral with Coulomb friction: an active-set iteration over the exact system
 // (drop pulling contacts, switch sticking ↔ sliding, re-solve), warm-started from last step's
-// modes. Large, loopy islands (piles) make exact elimination fill in; elimination is abandoned
-// once it has spent more block operations than the iterative method would, and the island is
-// solved by projected block Gauss–Seidel over the same 3×3 blocks instead. If the active set
-// does not settle within its iteration bound, the same projected method, warm-started from the
-// last iterate, finishes the solve (the documented fallback). Drift is removed after
-// integration by post-stabilisation: the same factorisation (or the same blocks, iteratively)
-// solves for a mass-weighted position correction; no velocity is changed, so no energy is added.
-//
-// Known problem (open): on the 1,000-box pile (one island, ~4,900 contacts, solved by the
-// iterative path) some boxes are pushed through the floor; small piles, stacks, chains and
-// linkages are fine. Until that is fixed, scenes default to the sequential-impulse solver.
+// modes. Large, loopy islands (piles) make exact elimination fill in. Each island is therefore
+// solved by whichever method is cheaper: a symbolic elimination in the chosen order counts the
+// block operations of one exact factorisation (fill-in included), times the expected active-set
+// iterations, against iterations × non-zero blocks of projected block Gauss–Seidel over the same
+// 3×3 blocks. An exact solve that overruns its budget, cycles, or adds energy is replaced by
+// the projected method, started from last step's impulses. Drift is removed after integration
+// by post-stabilisation: the same factorisation (or the same blocks, iteratively) solves for a
+// mass-weighted position correction; no velocity is changed, so no energy is added. An exact
+// correction that leaves the island's error larger than it found it (near-redundant contacts
+// with inconsistent targets) is undone and replaced by the projected iterative correction.
+#include <array>
 #include <vector>
 
 #include "dynamics/block_sparse_lu.h"
@@ -40,20 +40,32 @@ struct BlockSolverSettings {
   BlockOrdering ordering = BlockOrdering::B;
   BlockMethod method = BlockMethod::Auto;
   int max_active_set_iterations = 16;
-  int iterative_iterations = 20;      // projected block Gauss–Seidel sweeps
+  int iterative_iterations = 16;      // projected block Gauss–Seidel sweeps
   int position_iterations = 4;        // iterative post-stabilisation sweeps
   double restitution_threshold = 0.5; // [m/s]
   double linear_slop = 0.00005;       // overlap left uncorrected [m]
   double stabilization = 1.0;         // fraction of the position error removed per pass
   int stabilization_passes = 2;       // exact path: re-linearised correction passes per step
+  int iterative_stabilization_passes = 2;  // iterative path: passes of position_iterations sweeps
   double max_linear_correction = 0.05;   // per body and pass [m]
   double max_angular_correction = 0.2;   // per body and pass [rad]
   double compliance = 1e-9;           // relative regularisation of joint rows (closed loops)
   double contact_compliance = 1e-6;   // relative regularisation of contact rows (redundant corners)
   double exact_budget_factor = 2.0;   // exact elimination may cost this × the iterative method
-  // Islands with more contact blocks go to the iterative method directly: many contacts in
-  // loops fill in and make the active set cycle between equivalent impulse distributions.
-  int max_exact_contacts = 48;
+  // Cost model of the per-island choice, in 3×3 block multiply-adds: one Gauss–Seidel update
+  // of a block costs this many per body it touches (J·u, the 3×3 solve and M⁻¹Jᵀ·δλ).
+  double iterative_ops_per_body_block = 3.0;
+  // Hard cap on contact blocks for the exact method (< 0: none, the cost model decides).
+  int max_exact_contacts = -1;
+  // Islands with at most this many contact blocks always try the exact method first (within
+  // its budget): stacks need exact impulses to stand still, and such islands are cheap.
+  int always_exact_contacts = 48;
+  // Threads for one big island's iterative sweeps (graph-coloured, so results do not depend
+  // on it); islands below parallel_min_blocks run on one thread. Off by default: on a loaded
+  // 2-core machine the per-colour barriers cost more than they save (measured on
+  // pile_spheres_1k); enable it with a block count such as 2048 on idle many-core machines.
+  int threads = 1;
+  int parallel_min_blocks = 1 << 30;
 };
 
 struct IslandSolveInfo {
@@ -61,7 +73,10 @@ struct IslandSolveInfo {
   bool fell_back = false;
   bool rejected = false;  // the exact solution added energy and was replaced
   int active_set_iterations = 0;
-  long long block_ops = 0;
+  long long block_ops = 0;            // block operations spent in exact factorisations
+  long long estimated_exact_ops = 0;  // symbolic estimate of one factorisation (capped)
+  long long iterative_ops = 0;        // cost model of the iterative method, same units
+  bool stabilization_fell_back = false;  // exact position correction replaced by iterative
 };
 
 /// Solver state of one island for one step (kept between the velocity solve and the position
@@ -78,6 +93,8 @@ class IslandBlockSolver {
   void stabilize_positions(std::vector<RigidBodySim>& bodies,
                            const std::vector<ContactConstraint>& contacts,
                            const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
+  /// True when the last stabilize_positions() undid an exact correction and went iterative.
+  bool stabilization_fell_back() const { return stabilization_fell_back_; }
 
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
   void ordering(BlockOrdering which, std::vector<int>& rows, std::vector<int>& pivots) const;
@@ -85,6 +102,10 @@ class IslandBlockSolver {
   /// momentum rows use the velocities saved by save_start_velocities().
   void assemble(const std::vector<RigidBodySim>& bodies, BlockSparseLu& lu,
                 std::vector<Vec3>& rhs) const;
+  /// Block operations of one exact factorisation of the current blocks in ordering B, counted
+  /// by a symbolic elimination (structure only, fill-in included); stops counting past `cap`
+  /// (> 0) and returns a value above it. Same units as BlockSparseLu::factor_block_ops().
+  long long estimate_exact_ops(long long cap) const;
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
   const std::vector<ConstraintBlock>& blocks() const { return blocks_; }
 
@@ -93,8 +114,9 @@ class IslandBlockSolver {
   Vec3 block_velocity(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
   void effective_rows(const ConstraintBlock& b, Mat3 jv[2], Mat3 jw[2], Mat3& self, Vec3& rhs) const;
   bool update_modes(const std::vector<RigidBodySim>& bodies);
-  /// Active-set iteration over the exact system; false when elimination failed or was
-  /// abandoned (velocities restored). Falls back to the iterative method if it does not settle.
+  /// Active-set iteration over the exact system; false when elimination failed or ran out of
+  /// `budget` block operations (cumulative; 0 = none) — velocities are then restored. Falls
+  /// back to the iterative method if it does not settle.
   bool run_active_set(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings,
                       const std::vector<int>& rows, const std::vector<int>& pivots,
                       long long budget, IslandSolveInfo& info);
@@ -102,19 +124,45 @@ class IslandBlockSolver {
                          const std::vector<ContactConstraint>& contacts,
                          const BlockSolverSettings& settings, const std::vector<int>& rows,
                          const std::vector<int>& pivots, long long budget, IslandSolveInfo& info);
-  bool stabilize_once(std::vector<RigidBodySim>& bodies,
-                      const std::vector<ContactConstraint>& contacts,
-                      const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
+  /// Largest position error of the island: overlap beyond the slop, joint row errors.
+  double position_error(const std::vector<RigidBodySim>& bodies,
+                        const std::vector<ContactConstraint>& contacts,
+                        const std::vector<JointSim>& joints, double slop) const;
+  /// Position targets −βC per block; false when there is nothing to correct.
+  bool position_targets(const std::vector<RigidBodySim>& bodies,
+                        const std::vector<ContactConstraint>& contacts,
+                        const std::vector<JointSim>& joints, const BlockSolverSettings& settings,
+                        std::vector<Vec3>& target) const;
+  bool stabilize_exact(std::vector<RigidBodySim>& bodies,
+                       const std::vector<ContactConstraint>& contacts,
+                       const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
+  void stabilize_iterative(std::vector<RigidBodySim>& bodies,
+                           const std::vector<ContactConstraint>& contacts,
+                           const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
+  void apply_displacements(std::vector<RigidBodySim>& bodies,
+                           const BlockSolverSettings& settings) const;
   double kinetic_energy(const std::vector<RigidBodySim>& bodies) const;
   double start_kinetic_energy() const;
   void save_start_velocities(const std::vector<RigidBodySim>& bodies);
   void restore_start_velocities(std::vector<RigidBodySim>& bodies) const;
-  void solve_iterative(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings,
-                       bool warm_start_applied);
+  /// Per-block data of the projected method: local body slots, M⁻¹Jᵀ, inverse diagonal,
+  /// known velocity of non-island bodies, and the colour classes of big islands.
+  void prepare_iterative(const std::vector<RigidBodySim>& bodies,
+                         const BlockSolverSettings& settings);
+  void colour_blocks();
+  void solve_iterative(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings);
+  /// One projected Gauss–Seidel update of block k on the island velocities `u` (or
+  /// displacements); returns nothing, updates lambda[k] and u.
+  void iterate_block(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                     std::vector<Vec3>& u, bool position_level) const;
+  void sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda, std::vector<Vec3>& u,
+             bool position_level, int threads) const;
+  long long iterative_cost(const BlockSolverSettings& settings) const;
   Mat3 block_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
   std::vector<ConstraintBlock> blocks_;
+  std::vector<std::array<int, 2>> slots_;  // per block: local index of its bodies, −1 = not ours
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ
   std::vector<Vec3> warm_lambda_;         // impulses the step started from (warm start)
   std::vector<double> start_inv_mass_;
@@ -124,7 +172,22 @@ class IslandBlockSolver {
   int impact_block_ = -1;                 // the one contact of the current impact, if any
   BlockSparseLu lu_;
   bool exact_ = false;
+  bool stabilization_fell_back_ = false;
+  bool iter_prepared_ = false;  // iter_ holds this step's blocks
+  double expected_passes_ = 2;  // active-set passes the next exact solve is expected to need
   double h_ = 0;
+
+  // Iterative method scratch (reused between steps: no allocation in steady state).
+  struct IterBlock {
+    std::array<int, 2> slot = {-1, -1};   // local body index or −1
+    std::array<Mat3, 2> mv, mw;           // M⁻¹ jvᵀ, I⁻¹ jwᵀ of island bodies
+    Mat3 inverse_diagonal = Mat3::Identity();           // velocity level
+    Mat3 inverse_diagonal_position = Mat3::Identity();  // position level (no friction rows)
+    Vec3 known_velocity = Vec3::Zero();   // J·u of static / kinematic bodies
+  };
+  std::vector<IterBlock> iter_;
+  std::vector<Vec3> u_, lambda_, target_, displacement_;
+  std::vector<int> colour_start_, colour_order_;  // blocks grouped by colour (big islands)
 };
 
 }  // namespace impetus

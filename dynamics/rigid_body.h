@@ -20,6 +20,8 @@ struct RigidBodySim {
   Vec3 com_local = Vec3::Zero();       // centre of mass in the body frame [m]
   bool dynamic = false;                // false: static or kinematic (infinite mass)
   bool moving = false;                 // kinematic or dynamic: its pose changes over time
+  bool asleep = false;                 // dynamic body of a sleeping island: zero velocity, not
+                                       // forced, integrated or solved until its island wakes
 
   /// Pose of the user's body frame (in which the shape is defined).
   Pose frame_pose() const { return Pose{x - q * com_local, q}; }

@@ -1,7 +1,9 @@
 // Suite `solver`: paper 5's ordering comparison (A = Moore, B = bodies first, C = constraints
 // first) on its three scenarios, scaling of ordering B with leaves-first constraint order on
-// chains and binary trees, the same matrices through Eigen's sparse and dense LU, and stacking
-// and chain accuracy of the block solver against the sequential-impulse baseline.
+// chains and binary trees, the same matrices through Eigen's sparse and dense LU, exact against
+// iterative solves of growing islands (where each wins, and what the cost model picks), and
+// stacking, pyramid and chain accuracy of the block solver against the sequential-impulse
+// baseline (also given as many iterations as fit in the block solver's time).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -99,19 +101,58 @@ void add_contact(Articulation& art, int a, int b) {
   art.contacts.push_back(c);
 }
 
+// A lattice "pile" of side × side × layers unit spheres (0.1 m apart) resting on each other
+// and on the ground: every body touches its lattice neighbours, the bottom layer the world.
+// A contact island with many loops, the case where exact elimination fills in.
+Articulation contact_pile(int side, int layers) {
+  Articulation art;
+  RigidBodySim ground;  // static: infinite mass, at rest
+  art.bodies.push_back(ground);
+  auto index = [&](int i, int j, int k) { return 1 + (k * side + j) * side + i; };
+  for (int k = 0; k < layers; ++k)
+    for (int j = 0; j < side; ++j)
+      for (int i = 0; i < side; ++i) add_body(art, Vec3(0.1 * i, 0.1 * j, 0.05 + 0.1 * k), Vec3(0, 0, -0.2));
+  auto touch = [&](int a, int b, const Vec3& normal, const Vec3& point) {
+    ContactConstraint c;
+    c.body_a = a;
+    c.body_b = b;
+    c.normal = normal;
+    c.tangent1 = any_orthogonal(c.normal);
+    c.tangent2 = c.normal.cross(c.tangent1);
+    c.anchor_a = point - art.bodies[a].x;
+    c.anchor_b = point - art.bodies[b].x;
+    c.friction = 0.5;
+    c.mode = static_cast<std::uint8_t>(ContactMode::Sticking);
+    art.contacts.push_back(c);
+  };
+  for (int k = 0; k < layers; ++k)
+    for (int j = 0; j < side; ++j)
+      for (int i = 0; i < side; ++i) {
+        const int b = index(i, j, k);
+        const Vec3 x = art.bodies[b].x;
+        if (i > 0) touch(index(i - 1, j, k), b, Vec3::UnitX(), x - Vec3(0.05, 0, 0));
+        if (j > 0) touch(index(i, j - 1, k), b, Vec3::UnitY(), x - Vec3(0, 0.05, 0));
+        touch(k > 0 ? index(i, j, k - 1) : 0, b, Vec3::UnitZ(), x - Vec3(0, 0, 0.05));
+      }
+  return art;
+}
+
 Island whole_island(const Articulation& a) {
   Island island;
-  for (int i = 0; i < static_cast<int>(a.bodies.size()); ++i) island.bodies.push_back(i);
+  for (int i = 0; i < static_cast<int>(a.bodies.size()); ++i) {
+    if (a.bodies[i].dynamic) island.bodies.push_back(i);
+  }
   for (int i = 0; i < static_cast<int>(a.contacts.size()); ++i) island.contacts.push_back(i);
   for (int i = 0; i < static_cast<int>(a.joints.size()); ++i) island.joints.push_back(i);
   return island;
 }
 
 // Median µs of one exact block solve (assembly, elimination, active set) with an ordering.
-double time_solve(const Articulation& art, BlockOrdering ordering, int repeats) {
+double time_solve(const Articulation& art, BlockOrdering ordering, int repeats,
+                  BlockMethod method = BlockMethod::Exact, IslandSolveInfo* last = nullptr) {
   BlockSolverSettings settings;
   settings.ordering = ordering;
-  settings.method = BlockMethod::Exact;
+  settings.method = method;
   const Island island = whole_island(art);
   std::vector<double> samples;
   IslandBlockSolver solver;
@@ -120,7 +161,8 @@ double time_solve(const Articulation& art, BlockOrdering ordering, int repeats) 
     for (ContactConstraint& c : copy.contacts)
       prepare_contact_geometry(c, copy.bodies[c.body_a], copy.bodies[c.body_b], 1e-3, 0.5);
     auto start = std::chrono::steady_clock::now();
-    solver.solve_velocities(island, copy.bodies, copy.contacts, copy.joints, 1e-3, settings);
+    IslandSolveInfo info = solver.solve_velocities(island, copy.bodies, copy.contacts, copy.joints, 1e-3, settings);
+    if (last) *last = info;
     samples.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
   }
   return median(samples);
@@ -179,12 +221,41 @@ struct SceneRun {
   double ms_per_step = 0;
 };
 
-SceneRun run_scene_file(const std::string& path, SolverType solver, long long steps_cap) {
+SceneRun run_scene(SceneDef scene, SolverType solver, long long steps_cap, int si_iterations);
+
+SceneRun run_scene_file(const std::string& path, SolverType solver, long long steps_cap,
+                        int si_iterations = 0) {
   SceneLoadResult loaded = load_scene_file(path);
+  if (!loaded.ok()) return SceneRun{};
+  return run_scene(*loaded.scene, solver, steps_cap, si_iterations);
+}
+
+// A 2-D pyramid of 0.5 m cubes on a plane, `base` boxes at the bottom, touching.
+SceneDef pyramid_scene(int base) {
+  SceneDef scene;
+  scene.world.dt = 1.0 / 240.0;
+  scene.steps = 960;
+  BodyDef ground;
+  ground.name = "ground";
+  ground.motion = MotionType::Static;
+  ground.shape = Shape::plane(Vec3::UnitZ(), 0);
+  scene.bodies.push_back(ground);
+  for (int row = 0; row < base; ++row) {
+    for (int i = 0; i < base - row; ++i) {
+      BodyDef box;
+      box.name = "box_" + std::to_string(row) + "_" + std::to_string(i);
+      box.shape = Shape::box(Vec3(0.25, 0.25, 0.25));
+      box.position = Vec3(0.5 * i + 0.25 * row - 0.25 * (base - 1), 0, 0.25 + 0.5 * row);
+      scene.bodies.push_back(box);
+    }
+  }
+  return scene;
+}
+
+SceneRun run_scene(SceneDef scene, SolverType solver, long long steps_cap, int si_iterations) {
   SceneRun out;
-  if (!loaded.ok()) return out;
-  SceneDef scene = *loaded.scene;
   scene.world.solver = solver;
+  if (si_iterations > 0) scene.world.solver_iterations = si_iterations;
   scene.world.threads = 1;
   World world(scene.world);
   for (const BodyDef& b : scene.bodies) world.create_body(b);
@@ -273,6 +344,34 @@ int run_suite_solver(const BenchOptions& options, BenchReport& report) {
   });
   report.figures[lu_name + ".matrix_rows"] = static_cast<double>(dense.rows());
 
+  // Exact elimination against the projected iterative method on one island of growing size:
+  // contact lattices (loops: fill-in) and chains (a tree: no fill-in), and what the per-island
+  // cost model picks (1 = exact). Both solve the same blocks from the same start.
+  const std::vector<int> pile_sides = options.quick ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4, 6, 8};
+  for (int side : pile_sides) {
+    Articulation pile = contact_pile(side, side);
+    const std::string name = "pile_" + std::to_string(side * side * side);
+    IslandSolveInfo info;
+    report.figures[name + ".exact.us"] = time_solve(pile, BlockOrdering::B, repeats, BlockMethod::Exact);
+    report.figures[name + ".iterative.us"] = time_solve(pile, BlockOrdering::B, repeats, BlockMethod::Iterative);
+    time_solve(pile, BlockOrdering::B, 1, BlockMethod::Auto, &info);
+    report.figures[name + ".auto_exact"] = info.exact ? 1 : 0;
+    report.figures[name + ".estimated_exact_ops"] = static_cast<double>(info.estimated_exact_ops);
+    report.figures[name + ".iterative_ops"] = static_cast<double>(info.iterative_ops);
+    report.figures[name + ".contacts"] = static_cast<double>(pile.contacts.size());
+  }
+  for (int n : options.quick ? std::vector<int>{10, 100} : std::vector<int>{10, 100, 1000}) {
+    Articulation chain;
+    add_tree(chain, n, 1, Vec3::Zero(), Vec3(0.3, 0, 0));
+    add_ball_joint(chain, 0, -1, chain.bodies[0].x + Vec3(0, 0, 0.05));
+    const std::string name = "chain_" + std::to_string(n);
+    IslandSolveInfo info;
+    report.figures[name + ".exact.us"] = time_solve(chain, BlockOrdering::B, repeats, BlockMethod::Exact);
+    report.figures[name + ".iterative.us"] = time_solve(chain, BlockOrdering::B, repeats, BlockMethod::Iterative);
+    time_solve(chain, BlockOrdering::B, 1, BlockMethod::Auto, &info);
+    report.figures[name + ".auto_exact"] = info.exact ? 1 : 0;
+  }
+
   // Accuracy against the sequential-impulse baseline on the shared scenes.
   const std::string scenes = options.shared_dir + "/scenes/";
   const long long cap = options.quick ? 60 : 0;
@@ -283,6 +382,23 @@ int run_suite_solver(const BenchOptions& options, BenchReport& report) {
     report.figures["stack10.drift_mm.sequential_impulse"] = si.top_drift_mm;
     report.figures["stack10.ms_per_step.block"] = block.ms_per_step;
     report.figures["stack10.ms_per_step.sequential_impulse"] = si.ms_per_step;
+    // The baseline again with as many iterations as fit in the block solver's time per step.
+    const int equal_iterations = std::max(20, static_cast<int>(std::lround(20 * block.ms_per_step / std::max(si.ms_per_step, 1e-9))));
+    SceneRun si_equal = run_scene_file(scenes + "stack_boxes_10.json", SolverType::SequentialImpulse, cap, equal_iterations);
+    report.figures["stack10.drift_mm.sequential_impulse_equal_time"] = si_equal.top_drift_mm;
+    report.figures["stack10.sequential_impulse_equal_time.iterations"] = equal_iterations;
+    report.figures["stack10.ms_per_step.sequential_impulse_equal_time"] = si_equal.ms_per_step;
+    const SceneDef pyramid = pyramid_scene(options.quick ? 4 : 8);
+    SceneRun pyr_block = run_scene(pyramid, SolverType::Block, cap, 0);
+    SceneRun pyr_si = run_scene(pyramid, SolverType::SequentialImpulse, cap, 0);
+    const int pyr_iterations = std::max(20, static_cast<int>(std::lround(20 * pyr_block.ms_per_step / std::max(pyr_si.ms_per_step, 1e-9))));
+    SceneRun pyr_si_equal = run_scene(pyramid, SolverType::SequentialImpulse, cap, pyr_iterations);
+    report.figures["pyramid.boxes"] = static_cast<double>(pyramid.bodies.size() - 1);
+    report.figures["pyramid.drift_mm.block"] = pyr_block.top_drift_mm;
+    report.figures["pyramid.drift_mm.sequential_impulse"] = pyr_si.top_drift_mm;
+    report.figures["pyramid.drift_mm.sequential_impulse_equal_time"] = pyr_si_equal.top_drift_mm;
+    report.figures["pyramid.ms_per_step.block"] = pyr_block.ms_per_step;
+    report.figures["pyramid.ms_per_step.sequential_impulse"] = pyr_si.ms_per_step;
     SceneRun chain_block = run_scene_file(scenes + "capsule_chain_50.json", SolverType::Block, cap);
     SceneRun chain_si = run_scene_file(scenes + "capsule_chain_50.json", SolverType::SequentialImpulse, cap);
     report.figures["chain50.joint_error_max"] = chain_block.joint_error_max;

@@ -1,0 +1,245 @@
+// The projected iterative method of the block solver: block Gauss–Seidel over the same 3×3
+// blocks as the exact system (each block's 3×3 diagonal of JM⁻¹Jᵀ inverted exactly, then the
+// impulse projected onto its rows' laws), at the velocity level for the impulse solve and at the
+// position level for post-stabilisation (split impulses: displacements, no velocity change).
+//
+// Big islands are swept colour by colour: a greedy colouring puts blocks that share no island
+// body in one class, so the blocks of a class can be updated in parallel, each writing only its
+// own impulse and its own bodies' slots. The sweep order is the colour order whatever the thread
+// count, so results are bit-identical for 1 or N threads.
+#include <algorithm>
+#include <cstdint>
+
+#include <Eigen/LU>
+#include <omp.h>
+
+#include "dynamics/block_solver.h"
+#include "dynamics/constraint_rows.h"
+
+namespace impetus {
+
+namespace {
+
+constexpr double kImpulseTolerance = 1e-10;  // [N s] a normal impulse this small is no contact
+
+// Position-level projection: friction rows carry no correction; unilateral rows only push.
+Vec3 project_position_impulse(const ConstraintBlock& b, Vec3 mu) {
+  for (int r = 0; r < 3; ++r) {
+    switch (b.kind[r]) {
+      case RowKind::Unused:
+      case RowKind::Friction: mu[r] = 0; break;
+      case RowKind::Normal:
+      case RowKind::LimitLower: mu[r] = std::max(mu[r], 0.0); break;
+      case RowKind::LimitUpper: mu[r] = std::min(mu[r], 0.0); break;
+      case RowKind::Equality: break;
+    }
+  }
+  return mu;
+}
+
+}  // namespace
+
+long long IslandBlockSolver::iterative_cost(const BlockSolverSettings& settings) const {
+  long long touches = 0;
+  for (const std::array<int, 2>& slot : slots_) touches += (slot[0] >= 0) + (slot[1] >= 0);
+  const double sweeps = settings.iterative_iterations + settings.position_iterations;
+  return static_cast<long long>(sweeps * settings.iterative_ops_per_body_block *
+                                static_cast<double>(touches)) + 1;
+}
+
+void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodies,
+                                          const BlockSolverSettings& settings) {
+  // Velocity-level and position-level diagonals both: post-stabilisation reuses this step's
+  // blocks (linearised at the start of the step, like the exact path's factorisation).
+  iter_.resize(blocks_.size());
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    IterBlock& it = iter_[k];
+    it.known_velocity.setZero();
+    Mat3 d = Mat3::Zero();
+    for (int s = 0; s < 2; ++s) {
+      const int l = slots_[k][s];
+      it.slot[s] = l;
+      it.mv[s].setZero();
+      it.mw[s].setZero();
+      if (l >= 0) {
+        const RigidBodySim& body = bodies[b.body[s]];
+        it.mv[s] = body.inv_mass * b.jv[s].transpose();
+        it.mw[s] = body.inv_inertia_world * b.jw[s].transpose();
+        d += b.jv[s] * it.mv[s] + b.jw[s] * it.mw[s];
+      } else if (b.body[s] >= 0) {
+        // Static or kinematic body: its velocity is known.
+        const RigidBodySim& body = bodies[b.body[s]];
+        it.known_velocity += b.jv[s] * body.v + b.jw[s] * body.w;
+      }
+    }
+    for (int level = 0; level < 2; ++level) {
+      Mat3 dl = d;
+      for (int r = 0; r < 3; ++r) {
+        const bool free_row = b.kind[r] == RowKind::Unused ||
+                              (level == 1 && b.kind[r] == RowKind::Friction);
+        if (free_row) {
+          dl.row(r).setZero();
+          dl.col(r).setZero();
+          dl(r, r) = 1.0;
+        } else {
+          dl(r, r) += regularisation_[k];
+        }
+      }
+      (level == 0 ? it.inverse_diagonal : it.inverse_diagonal_position) = dl.inverse();
+    }
+  }
+  // Colouring depends on the island's size only, never on the thread count: same sweep order.
+  if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
+    colour_blocks();
+  } else {
+    colour_start_.clear();
+    colour_order_.clear();
+  }
+  iter_prepared_ = true;
+}
+
+void IslandBlockSolver::colour_blocks() {
+  // Greedy colouring in block order: the first class in which none of the block's bodies is
+  // used yet. 64 classes cover any body with fewer than 64 constraints; what is left goes to a
+  // last class that is swept serially.
+  constexpr int kClasses = 64;
+  std::vector<std::uint64_t> used(bodies_.size(), 0);
+  std::vector<int> colour(blocks_.size());
+  std::vector<int> count(kClasses + 1, 0);
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    std::uint64_t taken = 0;
+    for (int s = 0; s < 2; ++s) {
+      if (iter_[k].slot[s] >= 0) taken |= used[iter_[k].slot[s]];
+    }
+    int c = kClasses;
+    if (~taken != 0) c = __builtin_ctzll(~taken);
+    colour[k] = c;
+    count[c] += 1;
+    if (c < kClasses) {
+      for (int s = 0; s < 2; ++s) {
+        if (iter_[k].slot[s] >= 0) used[iter_[k].slot[s]] |= std::uint64_t{1} << c;
+      }
+    }
+  }
+  colour_start_.assign(kClasses + 2, 0);
+  for (int c = 0; c <= kClasses; ++c) colour_start_[c + 1] = colour_start_[c] + count[c];
+  colour_order_.resize(blocks_.size());
+  std::vector<int> fill(colour_start_.begin(), colour_start_.end() - 1);
+  for (size_t k = 0; k < blocks_.size(); ++k) colour_order_[fill[colour[k]]++] = static_cast<int>(k);
+}
+
+void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
+                                      std::vector<Vec3>& lambda, std::vector<Vec3>& u,
+                                      bool position_level) const {
+  const ConstraintBlock& b = blocks_[k];
+  const IterBlock& it = iter_[k];
+  Vec3 vel = position_level ? Vec3::Zero() : it.known_velocity;
+  for (int s = 0; s < 2; ++s) {
+    const int l = it.slot[s];
+    if (l >= 0) vel += b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1];
+  }
+  const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
+  const Mat3& inverse_diagonal = position_level ? it.inverse_diagonal_position : it.inverse_diagonal;
+  const Vec3 trial = lambda[k] + inverse_diagonal * residual;
+  const Vec3 next = position_level ? project_position_impulse(b, trial) : project_block_impulse(b, trial);
+  const Vec3 delta = next - lambda[k];
+  lambda[k] = next;
+  for (int s = 0; s < 2; ++s) {
+    const int l = it.slot[s];
+    if (l < 0) continue;
+    u[2 * l] += it.mv[s] * delta;
+    u[2 * l + 1] += it.mw[s] * delta;
+  }
+}
+
+void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                              std::vector<Vec3>& u, bool position_level, int threads) const {
+  const int n = static_cast<int>(blocks_.size());
+  if (colour_start_.empty()) {
+    for (int k = 0; k < n; ++k) iterate_block(k, target, lambda, u, position_level);
+    return;
+  }
+  const int classes = static_cast<int>(colour_start_.size()) - 1;
+  const int t = threads > 0 ? threads : omp_get_max_threads();
+  // One parallel region per sweep; the implicit barrier of each `omp for` separates classes.
+  // Blocks of one class touch disjoint bodies, and the last class (overflow) runs serially.
+#pragma omp parallel num_threads(t)
+  {
+    for (int c = 0; c + 1 < classes; ++c) {
+#pragma omp for schedule(static)
+      for (int i = colour_start_[c]; i < colour_start_[c + 1]; ++i)
+        iterate_block(colour_order_[i], target, lambda, u, position_level);
+    }
+#pragma omp single
+    for (int i = colour_start_[classes - 1]; i < colour_start_[classes]; ++i)
+      iterate_block(colour_order_[i], target, lambda, u, position_level);
+  }
+}
+
+void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
+                                        const BlockSolverSettings& settings) {
+  // Starts from the bodies' current velocities and the blocks' impulses (last step's, projected
+  // onto their laws), which are applied first (warm start).
+  prepare_iterative(bodies, settings);
+  const int nb = static_cast<int>(bodies_.size());
+  const int n = static_cast<int>(blocks_.size());
+  u_.resize(2 * nb);
+  for (int l = 0; l < nb; ++l) {
+    u_[2 * l] = bodies[bodies_[l]].v;
+    u_[2 * l + 1] = bodies[bodies_[l]].w;
+  }
+  lambda_.resize(n);
+  target_.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    lambda_[k] = project_block_impulse(b, b.lambda);
+    target_[k] = b.rhs;
+    for (int s = 0; s < 2; ++s) {
+      const int l = iter_[k].slot[s];
+      if (l < 0) continue;
+      u_[2 * l] += iter_[k].mv[s] * lambda_[k];
+      u_[2 * l + 1] += iter_[k].mw[s] * lambda_[k];
+    }
+  }
+  for (int iter = 0; iter < settings.iterative_iterations; ++iter)
+    sweep(target_, lambda_, u_, false, settings.threads);
+  for (int l = 0; l < nb; ++l) {
+    bodies[bodies_[l]].v = u_[2 * l];
+    bodies[bodies_[l]].w = u_[2 * l + 1];
+  }
+  // Impulses, and modes for the next step's warm start, from the final impulses.
+  for (int k = 0; k < n; ++k) {
+    ConstraintBlock& b = blocks_[k];
+    b.lambda = lambda_[k];
+    if (b.contact < 0) continue;
+    const double lt = std::hypot(b.lambda[1], b.lambda[2]);
+    if (b.lambda[0] <= kImpulseTolerance) b.mode = ContactMode::Inactive;
+    else if (lt >= b.friction * b.lambda[0] * (1.0 - 1e-6)) b.mode = ContactMode::Sliding;
+    else b.mode = ContactMode::Sticking;
+    if (b.mode == ContactMode::Sliding && lt > 0)
+      b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
+  }
+}
+
+void IslandBlockSolver::stabilize_iterative(std::vector<RigidBodySim>& bodies,
+                                            const std::vector<ContactConstraint>& contacts,
+                                            const std::vector<JointSim>& joints,
+                                            const BlockSolverSettings& settings) {
+  // Projected block Gauss–Seidel on the linearised position problem (split impulses): the same
+  // blocks, unilateral rows only push, friction rows hold no correction. Re-linearised once per
+  // pass at the corrected poses (targets only: the blocks are the step's).
+  const int passes = settings.iterative_stabilization_passes;
+  for (int pass = 0; pass < passes; ++pass) {
+    if (!position_targets(bodies, contacts, joints, settings, target_)) return;
+    if (!iter_prepared_) prepare_iterative(bodies, settings);
+    const int nb = static_cast<int>(bodies_.size());
+    displacement_.assign(2 * nb, Vec3::Zero());
+    lambda_.assign(blocks_.size(), Vec3::Zero());
+    for (int iter = 0; iter < settings.position_iterations; ++iter)
+      sweep(target_, lambda_, displacement_, true, settings.threads);
+    apply_displacements(bodies, settings);
+  }
+}
+
+}  // namespace impetus

@@ -217,6 +217,8 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   s["active_set_iterations_max"] = stats.active_set_iterations_max;
   s["exact_island_solves"] = stats.exact_island_solves;
   s["iterative_island_solves"] = stats.iterative_island_solves;
+  s["bodies_asleep"] = stats.bodies_asleep;
+  s["sleeping_body_steps"] = stats.sleeping_body_steps;
   if (world.cloth_count() > 0) s["cloth_self_intersections_max"] = stats.cloth_self_intersections_max;
   summary["stats"] = s;
   return summary;

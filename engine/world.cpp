@@ -115,6 +115,7 @@ BodyId World::create_body(const BodyDef& def) {
     radius = bounding_radius(def.shape) + sim.com_local.norm();
   }
   w.bounding_radii.push_back(radius);
+  w.smallest_sizes.push_back(smallest_size(def.shape));
   w.names.push_back(def.name);
   w.motions.push_back(def.motion);
   w.materials.push_back(def.material);
@@ -164,6 +165,9 @@ void World::create_joint(const JointDef& def) {
   }
   if (needs_axis) j.limits = def.limits;
   w.joints.push_back(j);
+  // A new joint changes islands: whatever it links to must be awake.
+  w.wake_island(def.body_a);
+  if (def.body_b >= 0) w.wake_island(def.body_b);
   if (def.body_b >= 0) {
     std::pair<int, int> pair(std::min(def.body_a, def.body_b), std::max(def.body_a, def.body_b));
     auto at = std::lower_bound(w.jointed_pairs.begin(), w.jointed_pairs.end(), pair);
@@ -196,6 +200,8 @@ void World::set_body_state(BodyId id, const BodyState& state) {
   b.v = state.linear_velocity;
   b.w = state.angular_velocity;
   b.refresh_world_inertia();
+  impl_->wake_island(static_cast<int>(id.index));
+  if (id.index < impl_->sleep_time.size()) impl_->sleep_time[id.index] = 0;
 }
 
 WorldStatus World::status() const { return impl_->status; }
@@ -232,6 +238,7 @@ void World::step() {
     w.substep(h);
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
+  w.update_sleep();
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;
   w.stats.steps = w.step_count;
@@ -268,6 +275,10 @@ void World::Impl::substep(double h) {
   time_phase("solver", t);
 
   t = Clock::now();
+  run_ccd(h);
+  time_phase("ccd", t);
+
+  t = Clock::now();
   integrate_positions(h);
   time_phase("integrate", t);
 
@@ -279,14 +290,28 @@ void World::Impl::substep(double h) {
   t = Clock::now();
   if (!cloths.empty()) step_cloths(h);
   time_phase("cloth", t);
+  // A sleeping body whose velocity something changed (cloth reactions, ...) wakes its island.
+  if (bodies_asleep > 0) wake_disturbed_bodies();
 }
 
 void World::Impl::apply_forces(double h) {
-  for (RigidBodySim& b : bodies) integrate_velocity(b, def.gravity, h);
+  for (RigidBodySim& b : bodies) {
+    if (!b.asleep) integrate_velocity(b, def.gravity, h);
+  }
 }
 
 void World::Impl::integrate_positions(double h) {
-  for (RigidBodySim& b : bodies) integrate_position(b, h);
+  // CCD may have limited some bodies to their time of impact (step_times; empty = none).
+  // Sleeping bodies are skipped: even a zero rotation would renormalise q and change its bits.
+  if (step_times.empty()) {
+    for (RigidBodySim& b : bodies) {
+      if (!b.asleep) integrate_position(b, h);
+    }
+  } else {
+    for (size_t i = 0; i < bodies.size(); ++i) {
+      if (!bodies[i].asleep) integrate_position(bodies[i], step_times[i]);
+    }
+  }
 }
 
 void World::Impl::check_divergence() {

@@ -47,6 +47,9 @@ struct WorldStats {
   // intersection_count), summed over cloths and steps; self-intersections seen after any step.
   std::map<std::string, double> cloth_phase_seconds;
   int cloth_self_intersections_max = 0;
+  // Sleeping islands: bodies asleep at the end of the last step, and Σ over steps of that count.
+  int bodies_asleep = 0;
+  long long sleeping_body_steps = 0;
 };
 
 enum class WorldStatus { Ok, Diverged };
@@ -84,6 +87,14 @@ class World {
   BodyState body_state(BodyId id) const;
   /// Sets a kinematic or dynamic body's state (teleport); wakes it.
   void set_body_state(BodyId id, const BodyState& state);
+  /// Applies an impulse [N s] at world point `point` [m] to a dynamic body now (its velocities
+  /// change at once); wakes its island. No effect on static and kinematic bodies.
+  void apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point);
+  /// True while the body belongs to a sleeping island (WorldDef::sleep): its velocities are zero
+  /// and it is not stepped. Static and kinematic bodies never sleep.
+  bool is_asleep(BodyId id) const;
+  /// Wakes the body's sleeping island (no effect on an awake body) and restarts its rest timer.
+  void wake_body(BodyId id);
 
   /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.
   void step();

@@ -8,29 +8,21 @@
 
 namespace impetus {
 
-namespace {
-
-// Distance the shape's surface can travel in h: translation plus rotation of the farthest point
-// about the COM (the motion bound of paper 2, eq. 4.7, over one step).
-double motion_bound(const RigidBodySim& b, double radius, double h) {
-  if (!b.moving) return 0;
-  return h * (b.v.norm() + b.w.norm() * radius);
-}
-
-}  // namespace
-
 void World::Impl::update_broadphase(double h) {
   // Swept boxes: the box now ∪ the box after this step's predicted translation, inflated by the
   // rotation bound and the contact margin, so a fast body finds what it may hit this step.
+  swept_boxes.resize(bodies.size());
   for (size_t i = 0; i < bodies.size(); ++i) {
     const RigidBodySim& b = bodies[i];
-    if (!b.moving) continue;
+    // A sleeping body keeps its last (conservative) box: it has not moved since.
+    if (!b.moving || b.asleep) continue;
     Aabb now = compute_aabb(shapes[i], b.frame_pose());
     Aabb swept = now;
     Vec3 shift = h * b.v;
     swept.grow(Aabb{now.min + shift, now.max + shift});
     double spin = h * b.w.norm() * bounding_radii[i];
-    broadphase.update(static_cast<int>(i), swept.inflated(spin + kContactMargin));
+    swept_boxes[i] = swept.inflated(spin + kContactMargin);  // kept for CCD (world_ccd.cpp)
+    broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
   broadphase.compute_pairs(pairs);
   // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts,
@@ -48,18 +40,24 @@ void World::Impl::update_broadphase(double h) {
 void World::Impl::run_narrowphase(double h) {
   manifolds.resize(pairs.size());
   pair_margins.resize(pairs.size());
+  // Pairs with nothing awake in them (sleeping against sleeping, static or resting kinematic)
+  // keep an empty manifold; wake_touched_islands runs them if their island wakes this step.
+  pair_skipped.assign(pairs.size(), 0);
   for (size_t k = 0; k < pairs.size(); ++k) {
     int a = pairs[k].first, b = pairs[k].second;
-    pair_margins[k] = kContactMargin + motion_bound(bodies[a], bounding_radii[a], h) +
-                      motion_bound(bodies[b], bounding_radii[b], h);
+    // Speculative margin: motions capped where CCD takes over (world_ccd.cpp).
+    pair_margins[k] = kContactMargin + speculative_motion(a, h) + speculative_motion(b, h);
+    if (bodies_asleep > 0 && !pair_needs_narrowphase(a, b)) pair_skipped[k] = 1;
   }
   // Each pair writes only its own manifold slot: bit-identical for any thread count.
   parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
     int a = pairs[k].first, b = pairs[k].second;
     manifolds[k].clear();
+    if (pair_skipped[k]) return;
     collide(shapes[a], bodies[a].frame_pose(), shapes[b], bodies[b].frame_pose(), pair_margins[k],
             manifolds[k]);
   });
+  if (bodies_asleep > 0) wake_touched_islands(h);
 }
 
 }  // namespace impetus

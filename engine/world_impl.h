@@ -3,6 +3,8 @@
 // broadphase + narrowphase; world_solve.cpp: contact constraints and the solver).
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "cloth/cloth_sim.h"
 #include "collision/broadphase.h"
 #include "collision/contact.h"
+#include "collision/extreme_vertex_diagram.h"
 #include "collision/shape.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
@@ -24,6 +27,18 @@ namespace impetus {
 /// Extra distance at which contacts are created before shapes touch [m]; added to the motion
 /// bound of the step (speculative contacts), so resting contacts never flicker on and off.
 inline constexpr double kContactMargin = 0.005;
+
+/// CCD (world_ccd.cpp): a dynamic body whose surface may move more than this fraction of its
+/// smallest size in a step is advanced only to its time of impact; below it, its speculative
+/// margin covers the whole motion (and is capped there above it).
+inline constexpr double kCcdMotionFraction = 0.25;
+/// CCD stops a body this far short of contact [m] ...
+inline constexpr double kCcdSafety = 0.2 * kContactMargin;
+/// ... or, for a pair already touching, this much deeper than it already is [m].
+inline constexpr double kCcdAllowedPenetration = 0.1 * kContactMargin;
+/// Conservative advancement stops within this distance above its target [m].
+inline constexpr double kCcdTolerance = 0.02 * kContactMargin;
+inline constexpr int kCcdMaxIterations = 100;
 
 /// Warm-start record of one contact point, keyed by (pair, feature).
 struct CachedImpulse {
@@ -40,6 +55,7 @@ struct World::Impl {
   std::vector<RigidBodySim> bodies;       // hot state
   std::vector<Shape> shapes;              // cold: geometry in the body frame
   std::vector<double> bounding_radii;     // of the shape about the COM [m]
+  std::vector<double> smallest_sizes;     // smallest_size(shape) [m] (CCD threshold)
   std::vector<std::string> names;
   std::vector<MotionType> motions;
   std::vector<int> materials;
@@ -49,6 +65,14 @@ struct World::Impl {
   std::vector<std::pair<int, int>> pairs;  // sorted candidate pairs of this step
   std::vector<Manifold> manifolds;         // one slot per pair (parallel narrowphase)
   std::vector<double> pair_margins;
+  // CCD (world_ccd.cpp).
+  std::vector<Aabb> swept_boxes;           // per moving body: its broadphase box this step
+  std::vector<double> step_times;          // per body: time advanced this step; empty = all h
+  std::vector<int> ccd_bodies;             // scratch: fast bodies this step, by index
+  std::vector<int> ccd_slot;               // scratch: body → position in ccd_bodies or −1
+  std::vector<std::vector<int>> ccd_candidates;  // scratch, per fast body
+  std::vector<double> ccd_times;           // scratch, per fast body
+  std::vector<std::unique_ptr<ExtremeVertexDiagram>> ccd_diagrams;  // per body, built lazily
   std::vector<ContactConstraint> contacts; // built serially in pair order
   std::vector<CachedImpulse> warm_cache;   // sorted by key
   std::vector<JointSim> joints;
@@ -69,6 +93,21 @@ struct World::Impl {
   std::vector<RigidCollider> cloth_colliders;  // scratch, reused
   std::vector<RigidImpulse> cloth_reactions;   // scratch, reused
 
+  // Sleeping islands (world_sleep.cpp). Per-body vectors are sized lazily to bodies.size().
+  struct SleptImpulse {  // warm-start record of a contact whose island fell asleep
+    int island = 0;  // the sleeping island's label
+    CachedImpulse impulse;
+  };
+  std::vector<double> sleep_time;        // per body: seconds spent below def.sleep_speed
+  std::vector<int> sleep_island;         // per body: its sleeping island's label, −1 awake
+  std::vector<SleptImpulse> slept_impulses;  // restored into warm_cache when they wake
+  std::vector<char> pair_skipped;        // per pair: narrowphase skipped (nothing awake in it)
+  std::vector<char> wake_marks;          // scratch, per island label
+  std::vector<JointSim> awake_joints;    // sequential-impulse path: joints of awake bodies
+  std::vector<int> awake_joint_index;    // awake_joints[k] is joints[awake_joint_index[k]]
+  bool use_awake_joints = false;         // this substep's SI joint list is awake_joints
+  int bodies_asleep = 0;
+
   WorldStats stats;
   WorldStatus status = WorldStatus::Ok;
   std::string divergence_message;
@@ -84,11 +123,28 @@ struct World::Impl {
   void build_contacts();
   void solve_contacts(double h);
   void stabilize_positions();
+  // Sleeping (world_sleep.cpp).
+  bool is_awake_mover(int i) const;       // awake dynamic, or kinematic with a velocity
+  bool pair_needs_narrowphase(int a, int b) const;
+  void wake_island(int body);             // wakes body's sleeping island (no-op if awake)
+  void wake_touched_islands(double h);    // after narrowphase: contacts/joints with awake movers
+  void wake_disturbed_bodies();           // sleeping bodies whose velocity something changed
+  void update_sleep();                    // end of step: timers, islands, falling asleep
+  std::vector<JointSim>& solver_joints(); // joints to hand the SI solver this substep
+  void store_solver_joints();             // copies awake_joints' impulses back
   void measure_joint_errors();
   void step_cloths(double h);
+  void run_ccd(double h);
   void integrate_positions(double h);
   void store_warm_start();
   void check_divergence();
+
+  /// Motion bound of body i over h used in its speculative margin (capped for dynamic bodies).
+  double speculative_motion(int i, double h) const;
+  /// Box of body i swept over h with its current velocities, plus rotation and contact margin.
+  Aabb swept_box(int i, double h) const;
+  /// First time in [0, t_end] at which fast body i comes within the CCD target of body j.
+  std::optional<double> pair_time_of_impact(int i, int j, double t_end);
 
   double time_phase(const char* name, std::chrono::steady_clock::time_point start);
 };

@@ -17,6 +17,11 @@ std::uint64_t contact_key(int a, int b, std::uint32_t feature) {
   return (static_cast<std::uint64_t>(a) << 42) | (static_cast<std::uint64_t>(b) << 20) | f;
 }
 
+// Islands this big are swept in parallel on their own (graph-coloured, block_solver.h).
+bool is_big_island(const Island& island, const BlockSolverSettings& settings) {
+  return static_cast<int>(island.contacts.size() + island.joints.size()) >= settings.parallel_min_blocks;
+}
+
 }  // namespace
 
 void World::Impl::build_contacts() {
@@ -62,15 +67,18 @@ void World::Impl::build_contacts() {
 void World::Impl::solve_contacts(double h) {
   if (def.solver == SolverType::SequentialImpulse) {
     sequential_impulse.prepare(bodies, contacts, h, solver_settings);
-    sequential_impulse.prepare_joints(bodies, joints, h, si_joint_blocks);
+    // Sleeping bodies are not solved: only joints with an awake body (world_sleep.cpp).
+    sequential_impulse.prepare_joints(bodies, solver_joints(), h, si_joint_blocks);
     sequential_impulse.solve_velocities(bodies, contacts, solver_settings, &si_joint_blocks);
-    sequential_impulse.store_joint_impulses(si_joint_blocks, joints);
+    sequential_impulse.store_joint_impulses(si_joint_blocks, solver_joints());
+    store_solver_joints();
     return;
   }
   // Block solver: islands of dynamic bodies, solved in parallel; each island writes only its
   // own bodies, contacts and joints, so the result does not depend on the thread count.
   std::vector<char> dynamic(bodies.size());
-  for (size_t i = 0; i < bodies.size(); ++i) dynamic[i] = bodies[i].dynamic ? 1 : 0;
+  // Sleeping bodies are no unknowns: their joints and islands drop out (world_sleep.cpp).
+  for (size_t i = 0; i < bodies.size(); ++i) dynamic[i] = bodies[i].dynamic && !bodies[i].asleep ? 1 : 0;
   std::vector<std::array<int, 2>> contact_bodies(contacts.size()), joint_bodies(joints.size());
   for (size_t k = 0; k < contacts.size(); ++k) contact_bodies[k] = {contacts[k].body_a, contacts[k].body_b};
   for (size_t k = 0; k < joints.size(); ++k) joint_bodies[k] = {joints[k].body_a, joints[k].body_b};
@@ -78,14 +86,24 @@ void World::Impl::solve_contacts(double h) {
   if (island_solvers.size() < islands.size()) island_solvers.resize(islands.size());
   island_info.assign(islands.size(), IslandSolveInfo{});
   const double restitution_threshold = block_settings.restitution_threshold;
-  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+  // Islands big enough for parallel sweeps of their own (graph-coloured) run one after another
+  // with all threads, the others in parallel with one thread each.
+  auto solve_island = [&](std::ptrdiff_t i, int threads) {
     for (int k : islands[i].contacts) {
       ContactConstraint& c = contacts[k];
       prepare_contact_geometry(c, bodies[c.body_a], bodies[c.body_b], h, restitution_threshold);
     }
+    BlockSolverSettings settings = block_settings;
+    settings.threads = threads;
     island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,
-                                                        block_settings);
+                                                        settings);
+  };
+  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+    if (!is_big_island(islands[i], block_settings)) solve_island(i, 1);
   });
+  for (size_t i = 0; i < islands.size(); ++i) {
+    if (is_big_island(islands[i], block_settings)) solve_island(static_cast<std::ptrdiff_t>(i), def.threads);
+  }
   for (const IslandSolveInfo& info : island_info) {
     stats.active_set_iterations_max = std::max(stats.active_set_iterations_max, info.active_set_iterations);
     if (info.exact) ++stats.exact_island_solves; else ++stats.iterative_island_solves;
@@ -97,11 +115,17 @@ void World::Impl::stabilize_positions() {
   double deepest = 0;
   if (def.solver == SolverType::SequentialImpulse) {
     deepest = sequential_impulse.correct_positions(bodies, contacts, solver_settings);
-    sequential_impulse.correct_joint_positions(bodies, joints, si_joint_blocks, solver_settings);
+    sequential_impulse.correct_joint_positions(bodies, solver_joints(), si_joint_blocks, solver_settings);
   } else {
+    BlockSolverSettings big_settings = block_settings;
+    big_settings.threads = def.threads;
     parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
-      island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
+      if (!is_big_island(islands[i], block_settings)) island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
     });
+    for (size_t i = 0; i < islands.size(); ++i) {
+      if (is_big_island(islands[i], block_settings))
+        island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);
+    }
     for (const ContactConstraint& c : contacts)
       deepest = std::max(deepest, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]));
   }

@@ -43,6 +43,7 @@ const std::map<std::string, Expected>& expected_counts() {
       {"box_stack", {6, 0, 0, 720}},
       {"ellipsoids", {5 + 36 + 12, 0, 0, 960}},
       {"mesh_terrain", {2 + 16 + 9, 0, 0, 960}},
+      {"ragdolls", {1 + 4 * 11, 4 * 10, 0, 1200}},
   };
   return table;
 }
@@ -122,7 +123,7 @@ TEST(SceneFiles, RepositoryScenesLoad) {
   std::set<std::string> seen;
   load_all_in(std::string(IMPETUS_SOURCE_DIR) + "/scenes", seen);
   for (const char* name : {"showcase", "sphere_pile", "box_pile", "box_stack", "ellipsoids",
-                           "mesh_terrain"}) {
+                           "mesh_terrain", "ragdolls"}) {
     EXPECT_TRUE(seen.count(name)) << name;
   }
 }

@@ -1,0 +1,19 @@
+#pragma once
+// Runs impetus's own World on a scene inside a peer program, so that the peer's figures and
+// ours come from one process run on one machine: `<scene>.impetus.*` beside `<scene>.*`.
+#include <string>
+
+#include "engine/world_def.h"
+#include "tools/peers/bullet/peer_harness.h"
+
+namespace impetus::peers {
+
+/// Steps `scene` for `steps` steps with threads = 1 (the peers are single-threaded), measured
+/// by SceneProbe like the peer; adds `<scene>.impetus.ms_per_step` (mean over the stepped run,
+/// step() calls only) and the probe's figures under `<scene>.impetus`, and
+/// `<scene>.impetus_over_peer` when `peer_ms_per_step` > 0. Never throws: a World that rejects
+/// the scene or diverges is reported in `skipped` / `notes`.
+void run_impetus_side(const SceneDef& scene, long long steps, double peer_ms_per_step,
+                      PeerReport& report);
+
+}  // namespace impetus::peers

@@ -538,9 +538,9 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
       c.tangent_impulse[1] = lambda[2];
       c.mode = static_cast<std::uint8_t>(b.mode);
     } else if (b.angular) {
-      joints[b.joint].angular_impulse = lambda;
+      joints[b.joint].angular_impulse = joint_impulse_in_world(b, lambda);
     } else {
-      joints[b.joint].linear_impulse = lambda;
+      joints[b.joint].linear_impulse = joint_impulse_in_world(b, lambda);
     }
   }
   return info;

@@ -104,6 +104,11 @@ ConstraintBlock make_contact_block(const ContactConstraint& c, int contact_index
   return block;
 }
 
+Vec3 joint_impulse_in_world(const ConstraintBlock& block, const Vec3& lambda) {
+  // The rows are orthonormal directions with signs (axis_rows), so the inverse is the transpose.
+  return (block.angular ? block.jw[1] : block.jv[1]).transpose() * lambda;
+}
+
 void append_joint_blocks(const JointSim& j, int joint_index, const std::vector<RigidBodySim>& bodies,
                          double h, std::vector<ConstraintBlock>& out) {
   const JointPose p = joint_pose(j, bodies);
@@ -132,7 +137,7 @@ void append_joint_blocks(const JointSim& j, int joint_index, const std::vector<R
   lin.jw[1] = sd * skew(p.rb).transpose();
   lin.jv[0] = -sd;
   lin.jw[0] = -(sd * skew(p.ra).transpose());
-  lin.lambda = j.linear_impulse;
+  lin.lambda = sd * j.linear_impulse;  // warm start kept in the world frame: see joint.h
   out.push_back(lin);
   if (!j.has_angular_block()) return;
 
@@ -156,7 +161,7 @@ void append_joint_blocks(const JointSim& j, int joint_index, const std::vector<R
   Mat3 sda = sa.asDiagonal() * da;
   ang.jw[1] = sda;
   ang.jw[0] = -sda;
-  ang.lambda = j.angular_impulse;
+  ang.lambda = sda * j.angular_impulse;
   out.push_back(ang);
 }
 

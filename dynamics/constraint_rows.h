@@ -15,6 +15,11 @@ namespace impetus {
 /// `c` must have been prepared (lever arms, velocity target). rhs = (target, 0, 0).
 ConstraintBlock make_contact_block(const ContactConstraint& c, int contact_index);
 
+/// A joint block's row impulses as the world-frame impulse on body b (angular blocks: the
+/// angular impulse). Warm starts are stored this way because a hinge's or slider's row basis
+/// (any_orthogonal of the axis) can jump between steps while the world impulse does not.
+Vec3 joint_impulse_in_world(const ConstraintBlock& block, const Vec3& lambda);
+
 /// Appends the joint's blocks (linear, then angular when it has one) with rhs for the step h
 /// (limit rows get speculative targets (limit − value)/h) and the limit rows' activity.
 void append_joint_blocks(const JointSim& joint, int joint_index,

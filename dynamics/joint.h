@@ -26,7 +26,8 @@ struct JointSim {
   Vec3 axis_b = Vec3::UnitX();   // same axis in b's axes (world if body_b < 0)
   Quat rest_relative = Quat::Identity();  // q_b⁻¹ q_a at t = 0 (fixed/slider/hinge angle zero)
   std::optional<std::array<double, 2>> limits;  // hinge angle [rad] / slider offset [m]
-  // Warm start: accumulated impulses of the linear and angular blocks.
+  // Warm start: accumulated impulses of the linear and angular blocks, in the world frame (the
+  // impulse on body b), not in the rows' basis, which can jump from one step to the next.
   Vec3 linear_impulse = Vec3::Zero();
   Vec3 angular_impulse = Vec3::Zero();
 

@@ -188,8 +188,8 @@ void SequentialImpulseSolver::solve_joint_sweep(std::vector<RigidBodySim>& bodie
 void SequentialImpulseSolver::store_joint_impulses(const std::vector<ConstraintBlock>& blocks,
                                                    std::vector<JointSim>& joints) const {
   for (const ConstraintBlock& b : blocks) {
-    if (b.angular) joints[b.joint].angular_impulse = b.lambda;
-    else joints[b.joint].linear_impulse = b.lambda;
+    if (b.angular) joints[b.joint].angular_impulse = joint_impulse_in_world(b, b.lambda);
+    else joints[b.joint].linear_impulse = joint_impulse_in_world(b, b.lambda);
   }
 }
 

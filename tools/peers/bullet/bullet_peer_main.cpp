@@ -122,29 +122,10 @@ int run(int argc, char** argv) {
       "default 1 diverges on both cloths; --set piterations=N), "
       "self-collision CL_SS|CL_SELF with 64 clusters, SDF_RS vs rigid, margin = thickness; "
       "planes as 10 m thick boxes; scene stiffnesses in N/m have no Bullet counterpart");
-  if (options.impetus) {
-    report.notes.push_back(
-        "<scene>.impetus.*: impetus's World on the same SceneDef in the same process, threads = 1");
-  }
-
-  for (const std::string& name : selected_scenes(kScenes, options, report)) {
-    SceneDef scene;
-    if (!load_peer_scene(options, name, scene, report)) continue;
-    long long steps = steps_for(scene, options);
-    double peer_ms = 0;
-    try {
-      std::fprintf(stderr, "bullet: %s (%lld steps)...\n", name.c_str(), steps);
-      peer_ms = scene.cloths.empty() ? run_rigid(scene, steps, report)
-                                     : run_cloth(scene, steps, options, report);
-    } catch (const std::exception& e) {
-      report.skipped.push_back(name + ": " + e.what());
-      continue;
-    }
-    if (options.impetus) {
-      std::fprintf(stderr, "impetus: %s (%lld steps)...\n", name.c_str(), steps);
-      run_impetus_side(scene, steps, peer_ms, report);
-    }
-  }
+  run_peer_scenes("bullet", kScenes, options, report, [&](const SceneDef& scene, long long steps) {
+    return scene.cloths.empty() ? run_rigid(scene, steps, report)
+                                : run_cloth(scene, steps, options, report);
+  });
   print_peer_report("peer_bullet", options, report);
   return 0;
 }

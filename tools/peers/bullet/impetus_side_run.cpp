@@ -1,6 +1,7 @@
 #include "tools/peers/bullet/impetus_side_run.h"
 
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -53,6 +54,32 @@ void run_impetus_side(const SceneDef& scene, long long steps, double peer_ms_per
   probe.add_figures(prefix, report.figures);
   if (peer_ms_per_step > 0 && ms > 0) {
     report.figures[scene.name + ".impetus_over_peer"] = ms / peer_ms_per_step;
+  }
+}
+
+void run_peer_scenes(const std::string& peer, const std::vector<std::string>& scenes,
+                     const PeerOptions& options, PeerReport& report,
+                     const std::function<double(const SceneDef&, long long)>& run_peer) {
+  if (options.impetus) {
+    report.notes.push_back(
+        "<scene>.impetus.*: impetus's World on the same SceneDef in the same process, threads = 1");
+  }
+  for (const std::string& name : selected_scenes(scenes, options, report)) {
+    SceneDef scene;
+    if (!load_peer_scene(options, name, scene, report)) continue;
+    const long long steps = steps_for(scene, options);
+    double peer_ms = 0;
+    try {
+      std::fprintf(stderr, "%s: %s (%lld steps)...\n", peer.c_str(), name.c_str(), steps);
+      peer_ms = run_peer(scene, steps);
+    } catch (const std::exception& e) {
+      report.skipped.push_back(name + ": " + e.what());
+      continue;
+    }
+    if (options.impetus) {
+      std::fprintf(stderr, "impetus: %s (%lld steps)...\n", name.c_str(), steps);
+      run_impetus_side(scene, steps, peer_ms, report);
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Runs impetus's own World on a scene inside a peer program, so that the peer's figures and
 // ours come from one process run on one machine: `<scene>.impetus.*` beside `<scene>.*`.
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/world_def.h"
 #include "tools/peers/bullet/peer_harness.h"
@@ -15,5 +17,12 @@ namespace impetus::peers {
 /// the scene or diverges is reported in `skipped` / `notes`.
 void run_impetus_side(const SceneDef& scene, long long steps, double peer_ms_per_step,
                       PeerReport& report);
+
+/// The scene loop of a peer program: for each scene of `scenes` selected by the options, loads it,
+/// runs it in the peer (`run_peer(scene, steps)` returns the peer's ms per step; an exception
+/// puts the scene in `skipped`) and, unless --no-impetus, in impetus's World (run_impetus_side).
+void run_peer_scenes(const std::string& peer, const std::vector<std::string>& scenes,
+                     const PeerOptions& options, PeerReport& report,
+                     const std::function<double(const SceneDef&, long long)>& run_peer);
 
 }  // namespace impetus::peers

@@ -110,28 +110,9 @@ int run(int argc, char** argv) {
       "periods / release height of the first ball) = speed out / speed in for pendulums, 1 ideal; "
       ".peak_speed_ratio = peak row velocity of the last ball / of the first (same window)");
   report.notes.push_back("cloth scenes: MuJoCo 2.2.2 has no cloth; not run");
-  if (options.impetus) {
-    report.notes.push_back(
-        "<scene>.impetus.*: impetus's World on the same SceneDef in the same process, threads = 1");
-  }
-
-  for (const std::string& name : selected_scenes(kScenes, options, report)) {
-    SceneDef scene;
-    if (!load_peer_scene(options, name, scene, report)) continue;
-    long long steps = steps_for(scene, options);
-    double peer_ms = 0;
-    try {
-      std::fprintf(stderr, "mujoco: %s (%lld steps)...\n", name.c_str(), steps);
-      peer_ms = run_scene(scene, steps, options, report);
-    } catch (const std::exception& e) {
-      report.skipped.push_back(name + ": " + e.what());
-      continue;
-    }
-    if (options.impetus) {
-      std::fprintf(stderr, "impetus: %s (%lld steps)...\n", name.c_str(), steps);
-      run_impetus_side(scene, steps, peer_ms, report);
-    }
-  }
+  run_peer_scenes("mujoco", kScenes, options, report, [&](const SceneDef& scene, long long steps) {
+    return run_scene(scene, steps, options, report);
+  });
   print_peer_report("peer_mujoco", options, report);
   return 0;
 }

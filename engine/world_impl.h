@@ -121,6 +121,7 @@ struct World::Impl {
   void update_broadphase(double h);
   void run_narrowphase(double h);
   void build_contacts();
+  std::vector<Island> build_awake_islands() const;  // awake dynamic bodies, contacts + joints
   void solve_contacts(double h);
   void stabilize_positions();
   // Sleeping (world_sleep.cpp).

@@ -189,15 +189,7 @@ void World::Impl::update_sleep() {
 
     // Only when some body has rested long enough are the islands worth building.
     if (candidate) {
-      std::vector<char> awake(bodies.size());
-      for (std::size_t i = 0; i < bodies.size(); ++i)
-        awake[i] = bodies[i].dynamic && !bodies[i].asleep ? 1 : 0;
-      std::vector<std::array<int, 2>> contact_bodies(contacts.size()), joint_bodies(joints.size());
-      for (std::size_t k = 0; k < contacts.size(); ++k)
-        contact_bodies[k] = {contacts[k].body_a, contacts[k].body_b};
-      for (std::size_t k = 0; k < joints.size(); ++k)
-        joint_bodies[k] = {joints[k].body_a, joints[k].body_b};
-      const std::vector<Island> awake_islands = build_islands(awake, contact_bodies, joint_bodies);
+      const std::vector<Island> awake_islands = build_awake_islands();
       for (const Island& island : awake_islands) {
         bool rested = true;
         for (int i : island.bodies) rested = rested && sleep_time[i] >= def.sleep_delay;

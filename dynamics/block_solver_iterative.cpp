@@ -73,6 +73,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
         it.known_velocity += b.jv[s] * body.v + b.jw[s] * body.w;
       }
     }
+    for (int r = 0; r < 3; ++r) it.row_diagonal[r] = d(r, r) + regularisation_[k];
     for (int level = 0; level < 2; ++level) {
       Mat3 dl = d;
       for (int r = 0; r < 3; ++r) {
@@ -89,6 +90,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       (level == 0 ? it.inverse_diagonal : it.inverse_diagonal_position) = dl.inverse();
     }
   }
+  prepare_joint_subsystem(bodies, settings);
   // Colouring depends on the island's size only, never on the thread count: same sweep order.
   if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
     colour_blocks();
@@ -140,6 +142,24 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     if (l >= 0) vel += b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1];
   }
   const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
+  if (joint_subsystem_ready_ && b.joint >= 0) {
+    // The joint's equality rows belong to the articulated super-block; only its limit row is
+    // updated here, as a scalar projected Gauss–Seidel step.
+    for (int r = 0; r < 3; ++r) {
+      if (b.kind[r] != RowKind::LimitLower && b.kind[r] != RowKind::LimitUpper) continue;
+      double next = lambda[k][r] + residual[r] / it.row_diagonal[r];
+      next = b.kind[r] == RowKind::LimitLower ? std::max(next, 0.0) : std::min(next, 0.0);
+      const double delta = next - lambda[k][r];
+      lambda[k][r] = next;
+      for (int s = 0; s < 2; ++s) {
+        const int l = it.slot[s];
+        if (l < 0) continue;
+        u[2 * l] += it.mv[s].col(r) * delta;
+        u[2 * l + 1] += it.mw[s].col(r) * delta;
+      }
+    }
+    return;
+  }
   const Mat3& inverse_diagonal = position_level ? it.inverse_diagonal_position : it.inverse_diagonal;
   const Vec3 trial = lambda[k] + inverse_diagonal * residual;
   const Vec3 next = position_level ? project_position_impulse(b, trial) : project_block_impulse(b, trial);
@@ -154,10 +174,11 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
 }
 
 void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
-                              std::vector<Vec3>& u, bool position_level, int threads) const {
+                              std::vector<Vec3>& u, bool position_level, int threads) {
   const int n = static_cast<int>(blocks_.size());
   if (colour_start_.empty()) {
     for (int k = 0; k < n; ++k) iterate_block(k, target, lambda, u, position_level);
+    if (joint_subsystem_ready_) solve_joint_subsystem(target, lambda, u, position_level);
     return;
   }
   const int classes = static_cast<int>(colour_start_.size()) - 1;
@@ -175,6 +196,34 @@ void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>
     for (int i = colour_start_[classes - 1]; i < colour_start_[classes]; ++i)
       iterate_block(colour_order_[i], target, lambda, u, position_level);
   }
+  if (joint_subsystem_ready_) solve_joint_subsystem(target, lambda, u, position_level);
+}
+
+double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
+                                             const std::vector<Vec3>& lambda,
+                                             const std::vector<Vec3>& u) const {
+  double worst = 0;
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    if (b.joint < 0) continue;
+    const IterBlock& it = iter_[k];
+    Vec3 vel = it.known_velocity;
+    for (int s = 0; s < 2; ++s) {
+      const int l = it.slot[s];
+      if (l >= 0) vel += b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1];
+    }
+    const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
+    for (int r = 0; r < 3; ++r) {
+      // A limit row is satisfied when it does not pass its target, or pushes with λ > 0 exactly
+      // there: the projected residual is what remains after the projection of its impulse.
+      double e = residual[r];
+      if (b.kind[r] == RowKind::Unused || b.kind[r] == RowKind::Friction) continue;
+      if (b.kind[r] == RowKind::LimitLower) e = lambda[k][r] > 0 ? e : std::max(e, 0.0);
+      if (b.kind[r] == RowKind::LimitUpper) e = lambda[k][r] < 0 ? e : std::min(e, 0.0);
+      worst = std::max(worst, std::abs(e));
+    }
+  }
+  return worst;
 }
 
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
@@ -204,6 +253,10 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   }
   for (int iter = 0; iter < settings.iterative_iterations; ++iter)
     sweep(target_, lambda_, u_, false, settings.threads);
+  for (int iter = settings.iterative_iterations; iter < settings.max_joint_iterations; ++iter) {
+    if (joint_residual_max(target_, lambda_, u_) <= settings.joint_velocity_tolerance) break;
+    sweep(target_, lambda_, u_, false, settings.threads);
+  }
   for (int l = 0; l < nb; ++l) {
     bodies[bodies_[l]].v = u_[2 * l];
     bodies[bodies_[l]].w = u_[2 * l + 1];

@@ -61,6 +61,21 @@ Vec3 angular_error(const JointSim& j, const JointPose& p) {
   return rotation_vector(p.qb * j.rest_relative * p.qa.conjugate());
 }
 
+// Hinge misalignment: the rotation (vector) that turns the hinge axis as carried by a onto the
+// axis as carried by b. Its rate is the part of ω_b − ω_a perpendicular to the axis — exactly what
+// the two angular velocity rows constrain — whatever the hinge angle. The perpendicular part of
+// the full relative rotation vector (angular_error) is not: at a hinge angle θ it is the true
+// misalignment scaled by about (θ/2)/sin(θ/2) and turned by about θ/2 about the axis (69° at
+// the 2.4 rad elbow limits of ragdolls_20), so a full-gain position correction along it spirals
+// outwards and opens the joint.
+Vec3 hinge_misalignment(const JointSim& j, const JointPose& p) {
+  const Vec3 axis_by_a = p.qa * (j.rest_relative.conjugate() * j.axis_b);
+  const Vec3 cross = axis_by_a.cross(p.axis);
+  const double s = cross.norm();
+  if (s < 1e-15) return cross;
+  return cross * (std::atan2(s, axis_by_a.dot(p.axis)) / s);
+}
+
 bool has_limit_row(const JointSim& j, bool angular) {
   if (!j.limits) return false;
   return (j.kind == JointKind::Hinge && angular) || (j.kind == JointKind::Slider && !angular);
@@ -75,11 +90,20 @@ void set_limit_row(const JointSim& j, double value, double rate, double h, Const
     block.limit_active[2] = true;
     return;
   }
-  const bool near_lower = (value - lo) <= (hi - value);
+  // One row serves both limits: the one nearer to where the joint is heading this step
+  // (from the middle of the range, a joint turning fast enough reaches either limit).
+  const double predicted = value + h * rate;
+  const bool near_lower = (predicted - lo) <= (hi - predicted);
   block.kind[2] = near_lower ? RowKind::LimitLower : RowKind::LimitUpper;
   const double limit = near_lower ? lo : hi;
-  block.rhs[2] = (limit - value) / h;  // reach the limit exactly at the end of the step
-  const double predicted = value + h * rate;
+  // Speculative: the joint may approach its limit at most so fast that it reaches it at the end
+  // of the step. Past the limit the target is 0 (go no further), as for a penetrating contact:
+  // the violation is removed by post-stabilisation at the position level. A velocity target
+  // that pushes back ((limit − value)/h, full-gain Baumgarte) fights contacts that hold the
+  // joint past its limit and makes a resting ragdoll creep (scenes/ragdolls.json: a forearm
+  // pressed into the ground slid at 2.8 cm/s for seconds).
+  const double approach = (limit - value) / h;
+  block.rhs[2] = near_lower ? std::min(approach, 0.0) : std::max(approach, 0.0);
   block.limit_active[2] = near_lower ? predicted < lo : predicted > hi;
 }
 
@@ -179,13 +203,13 @@ Vec3 joint_block_position_error(const JointSim& j, const ConstraintBlock& block,
       c = gap;
     }
   } else {
-    Vec3 e = angular_error(j, p);
     if (j.kind == JointKind::Hinge) {
+      const Vec3 e = hinge_misalignment(j, p);
       Mat3 d = axis_rows(p.axis);
       c[0] = d.row(0).dot(e);
       c[1] = d.row(1).dot(e);
     } else {
-      c = e;
+      c = angular_error(j, p);
     }
   }
   if (block.kind[2] == RowKind::LimitLower || block.kind[2] == RowKind::LimitUpper ||
@@ -216,9 +240,7 @@ JointError measure_joint_error(const JointSim& j, const std::vector<RigidBodySim
   if (j.kind == JointKind::Slider) gap -= p.axis * p.axis.dot(gap);
   err.linear = gap.norm();
   if (j.has_angular_block()) {
-    Vec3 e = angular_error(j, p);
-    if (j.kind == JointKind::Hinge) e -= p.axis * p.axis.dot(e);
-    err.angular = e.norm();
+    err.angular = (j.kind == JointKind::Hinge ? hinge_misalignment(j, p) : angular_error(j, p)).norm();
   }
   return err;
 }

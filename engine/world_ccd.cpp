@@ -118,6 +118,36 @@ void World::Impl::run_ccd(double h) {
   });
   step_times.assign(n, h);
   for (int k = 0; k < fast_count; ++k) step_times[ccd_bodies[k]] = ccd_times[k];
+  share_step_times_across_joints();
+}
+
+void World::Impl::share_step_times_across_joints() {
+  // A body stopped at its time of impact while its joint partner moves the whole step opens
+  // the joint (a ragdoll's fast-spinning forearm: 0.2 rad at the elbow). Bodies linked by
+  // joints therefore move as one: every body of a jointed group takes the group's earliest
+  // stop. Union–find over the joints, smallest index as the root: deterministic.
+  if (joints.empty()) return;
+  const int n = static_cast<int>(bodies.size());
+  std::vector<int> parent(n);
+  for (int i = 0; i < n; ++i) parent[i] = i;
+  auto root = [&](int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  bool linked = false;
+  for (const JointSim& j : joints) {
+    if (j.body_b < 0 || !bodies[j.body_a].dynamic || !bodies[j.body_b].dynamic) continue;
+    const int ra = root(j.body_a), rb = root(j.body_b);
+    if (ra == rb) continue;
+    parent[std::max(ra, rb)] = std::min(ra, rb);
+    linked = true;
+  }
+  if (!linked) return;
+  std::vector<double> group_time(n, std::numeric_limits<double>::infinity());
+  for (int i = 0; i < n; ++i) group_time[root(i)] = std::min(group_time[root(i)], step_times[i]);
+  for (int i = 0; i < n; ++i) {
+    if (bodies[i].dynamic) step_times[i] = group_time[root(i)];
+  }
 }
 
 std::optional<double> World::Impl::pair_time_of_impact(int i, int j, double t_end) {

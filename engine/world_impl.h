@@ -136,6 +136,7 @@ struct World::Impl {
   void measure_joint_errors();
   void step_cloths(double h);
   void run_ccd(double h);
+  void share_step_times_across_joints();  // jointed bodies stop at their group's earliest TOI
   void integrate_positions(double h);
   void store_warm_start();
   void check_divergence();

@@ -331,3 +331,51 @@ TEST(CcdWorld, FastSceneIsBitIdenticalAcrossThreadCounts) {
 
 }  // namespace
 }  // namespace impetus
+
+namespace impetus {
+namespace {
+
+// Two spheres joined by a ball joint, thrown at the thin wall: the leading sphere's time of
+// impact stops it short of the wall, and its partner must stop with it, or the joint opens by
+// the distance the partner would still travel (up to 200 m/s × 1/60 s).
+TEST(CcdWorld, JointedBodiesStopTogetherAtTheirGroupsTimeOfImpact) {
+  for (bool partner_first : {false, true}) {
+    WorldDef def;
+    def.dt = 1.0 / 60.0;
+    def.gravity = Vec3::Zero();
+    World world(def);
+    world.create_body(make_body("wall", Shape::box(Vec3(kWallHalf, 60, 60)), Vec3(kWallX, 0, 0),
+                                MotionType::Static));
+    // The lead is nearer the wall; creation order varies which body index leads.
+    const Vec3 lead_x(1.13, 0, 0), trail_x(1.13 - 0.3, 0, 0);
+    BodyDef lead = make_body("lead", Shape::sphere(0.05), lead_x);
+    BodyDef trail = make_body("trail", Shape::sphere(0.05), trail_x);
+    lead.linear_velocity = trail.linear_velocity = Vec3(kBulletSpeed, 0, 0);
+    const BodyId first = world.create_body(partner_first ? trail : lead);
+    const BodyId second = world.create_body(partner_first ? lead : trail);
+    const BodyId lead_id = partner_first ? second : first;
+    const BodyId trail_id = partner_first ? first : second;
+    JointDef joint;
+    joint.type = JointType::Ball;
+    joint.body_a = partner_first ? 2 : 1;  // lead
+    joint.body_b = partner_first ? 1 : 2;  // trail
+    joint.anchor = 0.5 * (lead_x + trail_x);
+    world.create_joint(joint);
+    double gap_max = 0;
+    bool stopped_short = false;
+    for (int k = 0; k < 12; ++k) {
+      world.step();
+      ASSERT_EQ(world.status(), WorldStatus::Ok);
+      const Vec3 pl = world.body_state(lead_id).position, pt = world.body_state(trail_id).position;
+      // The anchor sits halfway between the centres: the joint holds while they stay 0.3 m apart.
+      gap_max = std::max(gap_max, std::abs((pl - pt).norm() - 0.3));
+      EXPECT_LT(pl.x(), kWallX - kWallHalf) << "the lead passed the wall at step " << k;
+      stopped_short = stopped_short || pl.x() > kWallX - kWallHalf - 0.1;
+    }
+    EXPECT_TRUE(stopped_short) << "the pair never reached the wall";
+    EXPECT_LT(gap_max, 0.01) << "the joint opened (partner_first " << partner_first << ")";
+  }
+}
+
+}  // namespace
+}  // namespace impetus

@@ -79,11 +79,9 @@ struct WorldDef {
   int threads = 0;                   // 0 = all cores; results never depend on it
   bool ccd = true;
   std::uint64_t seed = 0;
-  // Sequential impulses stay the default for now: paper 5's block solver (`block`) is exact on
-  // chains, stacks and loops, but its iterative path for contact-rich islands with joints lets
-  // hinge joints of ragdolls_20 open (89 mm, 1.6 rad joint error against 0.7 mm here) and it
-  // costs twice the baseline on pile_boxes_1k. See README and block_solver.h.
-  SolverType solver = SolverType::SequentialImpulse;
+  // Paper 5's block solver is the default; sequential impulses (`sequential_impulse`) stay as
+  // the baseline. See README and dynamics/block_solver.h.
+  SolverType solver = SolverType::Block;
   int solver_iterations = 20;        // sequential-impulse velocity iterations
   // Sleeping (engine/world_sleep.cpp): an island (dynamic bodies linked by contacts and joints)
   // whose every body moves slower than `sleep_speed` for `sleep_delay` seconds stops being

@@ -122,7 +122,11 @@ TEST_P(RagdollsRun, StaysJointedOutOfTheGroundLosesEnergyAndComesToRest) {
   }
   const double energy_start = world.total_energy();
   double gap_max = 0, limit_violation_max = 0, ground_overlap_max = 0, energy_max = energy_start;
-  for (long long step = 0; step < scene.steps; ++step) {
+  // One second past the scene's 5 s: both solvers have a forearm still sliding to rest at
+  // about 2.5 cm/s at 5 s on some runs (the settling time depends on the trajectory), and every
+  // body must be at rest by the end.
+  const long long steps = scene.steps + std::llround(1.0 / def.dt);
+  for (long long step = 0; step < steps; ++step) {
     world.step();
     ASSERT_EQ(world.status(), WorldStatus::Ok) << world.divergence_message();
     energy_max = std::max(energy_max, world.total_energy());

@@ -15,6 +15,7 @@
 #include "collision/convex_signed_distance.h"
 #include "collision/convex_support.h"
 #include "collision/minkowski_difference.h"
+#include "collision/phong_convolution.h"
 #include "collision/phong_projection.h"
 
 namespace impetus {
@@ -48,7 +49,7 @@ constexpr std::size_t kMaxPatchPairs = 200000;
 constexpr std::size_t kFallbackFullPairs = 500000;
 
 // The shapes as convex polytopes. A mesh is replaced by the hull of its vertices (exact when the
-// mesh is convex), cached per thread: a mesh is immutable and shared, so its address identifies
+// mesh is convex; a non-convex mesh goes to phong_convolution.h instead), cached per thread: a mesh is immutable and shared, so its address identifies
 // it while the cache holds a reference.
 struct MeshPolytope {
   std::shared_ptr<const ConvexHull> hull;
@@ -267,6 +268,11 @@ PhongDistanceResult phong_distance(const Shape& a, const Pose& pose_a, const Sha
   bool hull_of_nonconvex = false;
   const std::shared_ptr<const ConvexHull> hull_a = polytope_of(a, &hull_of_nonconvex);
   const std::shared_ptr<const ConvexHull> hull_b = polytope_of(b, &hull_of_nonconvex);
+  if (hull_of_nonconvex) {
+    // A non-convex mesh: its hull would be wrong; project onto the convolution instead.
+    return phong_distance_convolution(*convolution_mesh_of(a), pose_a, *convolution_mesh_of(b),
+                                      pose_b, options);
+  }
   const PlacedPolytope pa = place_polytope(*hull_a, pose_a);
   const PlacedPolytope pb = place_polytope(*hull_b, pose_b);
   const std::size_t pairs = pa.vertices.size() * pb.vertices.size();

@@ -35,7 +35,14 @@ struct PhongDistanceResult {
   int iterations = 0;              // Newton iterations of the accepted projection
   int regions = 0;                 // parts of ∂D built (paper 2, Alg. 5.1 rounds)
   std::size_t triangles = 0;       // triangles of ∂D the projection was tried on
-  bool mesh_hull_used = false;     // a non-convex mesh was replaced by its convex hull
+  bool mesh_hull_used = false;     // a non-convex mesh was replaced by its convex hull (no
+                                   // longer done: always false, kept for compatibility)
+  // Non-convex pairs (see below): ∂D was taken from the convolution of the two meshes.
+  bool convolution_used = false;
+  std::size_t convolution_facets = 0;  // facets of the convolution enumerated
+  int boundary_checks = 0;             // projections tested for lying on ∂D (overlap tests)
+  bool crease = false;  // the point is on a crease of ∂D where two sheets of the convolution
+                        // cross (two contacts at once); its direction is the Euclidean one
 };
 
 /// Shapes: Box, Convex (hull) and Mesh (closed triangle mesh); throws std::invalid_argument
@@ -46,9 +53,13 @@ struct PhongDistanceResult {
 /// (or the Euclidean direction), re-centring and widening it as in Alg. 5.1, and fall back to
 /// the whole ∂D (≤ 500000 vertex pairs) if the regions do not settle.
 ///
-/// Meshes: a convex closed mesh is exactly its hull. A NON-CONVEX mesh is replaced by its convex
-/// hull (`mesh_hull_used` is set): the paper's convolution-based local Minkowski sum of
-/// non-convex models (§V.E) and convex decompositions are not implemented.
+/// Meshes: a convex closed mesh is exactly its hull. When either shape is a NON-CONVEX closed
+/// mesh, ∂D is taken from the convolution of the two triangle meshes (paper 2, §V.E; boxes and
+/// hulls enter as their triangulations) and a projection counts only if it lies on the true
+/// boundary of the non-convex D, checked by an exact overlap test of the translated meshes
+/// (phong_convolution.h says precisely what is returned). `convolution_used` is then set; the
+/// warm start is not needed there (the answer is the global minimum of eq. 5.3, found nearest
+/// first) and is ignored.
 PhongDistanceResult phong_distance(const Shape& a, const Pose& pose_a, const Shape& b,
                                    const Pose& pose_b, const PhongDistanceOptions& options = {});
 

@@ -336,8 +336,9 @@ TEST(PhongDistance, ClosedConvexMeshEqualsItsHull) {
   EXPECT_NEAR(distance_after_moving_b(as_mesh, pa, b, pb, rm), 0.0, 1e-7);
 }
 
-TEST(PhongDistance, NonConvexMeshIsReplacedByItsHullAndFlagged) {
+TEST(PhongDistance, NonConvexMeshGoesToTheConvolutionNotItsHull) {
   // An octahedron whose top vertex is pushed below the equator: closed, dented, not convex.
+  // It is no longer replaced by its hull (phong_nonconvex_test checks the answers).
   auto dented = std::make_shared<TriangleMesh>();
   dented->vertices = {Vec3(1, 0, 0), Vec3(-1, 0, 0), Vec3(0, 1, 0), Vec3(0, -1, 0),
                       Vec3(0, 0, -0.3), Vec3(0, 0, -1)};
@@ -352,9 +353,11 @@ TEST(PhongDistance, NonConvexMeshIsReplacedByItsHullAndFlagged) {
   pb.position = Vec3(0.2, 0.1, -0.5);
   const PhongDistanceResult rm = phong_distance(mesh, pa, b, pb);
   const PhongDistanceResult rh = phong_distance(hull, pa, b, pb);
-  EXPECT_TRUE(rm.mesh_hull_used);
+  EXPECT_FALSE(rm.mesh_hull_used);
+  EXPECT_TRUE(rm.convolution_used);
+  EXPECT_GT(rm.convolution_facets, 0u);
   EXPECT_FALSE(rh.mesh_hull_used);
-  EXPECT_NEAR(rm.distance, rh.distance, 1e-12);
+  EXPECT_FALSE(rh.convolution_used);
 }
 
 TEST(PhongDistance, RejectsUnsupportedShapes) {

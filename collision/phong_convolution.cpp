@@ -1,0 +1,284 @@
+#include "collision/phong_convolution.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "collision/convex_hull.h"
+#include "collision/convolution_crease.h"
+#include "collision/convolution_overlap.h"
+#include "collision/phong_projection.h"
+
+namespace impetus {
+namespace {
+
+// The outward push used by the boundary test, relative to the pair's size: far above the
+// round-off of the triangle–triangle distances, far below any geometric feature. A point of
+// the convolution less than this deep inside D passes as a boundary point.
+constexpr double kPushRelative = 1e-8;
+// Points this close (relative) to an already rejected one are rejected without a new test
+// (coplanar facets of face–face contacts overlap and give the same projection several times).
+constexpr double kSamePointRelative = 1e-12;
+// The Euclidean fallback tests at most this many facet points.
+constexpr int kMaxFallbackChecks = 256;
+
+std::shared_ptr<const TriangleMesh> mesh_of_hull(const ConvexHull& hull) {
+  auto mesh = std::make_shared<TriangleMesh>();
+  mesh->vertices = hull.vertices;
+  mesh->triangles = hull.triangles;
+  mesh->build_bvh();
+  return mesh;
+}
+
+// Closest point of triangle (p0, p1, p2) to the origin (Voronoi regions of the vertices, edges
+// and face, tested in turn).
+Vec3 closest_to_origin(const Vec3& p0, const Vec3& p1, const Vec3& p2) {
+  const Vec3 e1 = p1 - p0, e2 = p2 - p0, w0 = -p0;
+  const double d1 = e1.dot(w0), d2 = e2.dot(w0);
+  if (d1 <= 0 && d2 <= 0) return p0;
+  const Vec3 w1 = -p1;
+  const double d3 = e1.dot(w1), d4 = e2.dot(w1);
+  if (d3 >= 0 && d4 <= d3) return p1;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return p0 + (d1 / (d1 - d3)) * e1;
+  const Vec3 w2 = -p2;
+  const double d5 = e1.dot(w2), d6 = e2.dot(w2);
+  if (d6 >= 0 && d5 <= d6) return p2;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return p0 + (d2 / (d2 - d6)) * e2;
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    return p1 + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (p2 - p1);
+  }
+  const double denom = 1.0 / (va + vb + vc);
+  return p0 + (vb * denom) * e1 + (vc * denom) * e2;
+}
+
+// The triangles a facet is split into (a parallelogram along its diagonal 0–2).
+int facet_triangles(const ConvolutionFacet& f, std::array<std::array<int, 3>, 2>* tris) {
+  (*tris)[0] = {0, 1, 2};
+  (*tris)[1] = {0, 2, 3};
+  return f.corners == 3 ? 1 : 2;
+}
+
+struct Candidate {
+  double norm = 0;
+  std::size_t sequence = 0;  // tie-break: order of discovery
+  Vec3 point = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();  // outward: the result's direction is −normal
+  Vec3 push = Vec3::UnitZ();    // the boundary test's push (out of every sheet at the point)
+  int iterations = 0;
+  bool crease = false;
+};
+
+struct LongerFirst {
+  bool operator()(const Candidate& x, const Candidate& y) const {
+    return x.norm > y.norm || (x.norm == y.norm && x.sequence > y.sequence);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ConvolutionMesh> convolution_mesh_of(const Shape& shape) {
+  struct Entry {
+    std::shared_ptr<const void> owner;  // the hull or mesh (null for a box)
+    Vec3 half_extents = Vec3::Zero();
+    std::shared_ptr<const ConvolutionMesh> data;
+  };
+  thread_local std::vector<Entry> cache;
+  constexpr std::size_t kCacheSize = 8;
+  std::shared_ptr<const void> owner;
+  Vec3 half = Vec3::Zero();
+  switch (shape.type) {
+    case ShapeType::Box:
+      half = shape.half_extents;
+      break;
+    case ShapeType::Convex:
+      if (!shape.hull) throw std::invalid_argument("phong_distance: convex shape without a hull");
+      owner = shape.hull;
+      break;
+    case ShapeType::Mesh:
+      if (!shape.mesh) throw std::invalid_argument("phong_distance: mesh shape without a mesh");
+      owner = shape.mesh;
+      break;
+    default:
+      throw std::invalid_argument(std::string("phong_distance: unsupported shape type ") +
+                                  shape_type_name(shape.type));
+  }
+  for (const Entry& e : cache) {
+    if (e.owner == owner && (owner || e.half_extents == half)) return e.data;
+  }
+  std::shared_ptr<const TriangleMesh> mesh;
+  if (shape.type == ShapeType::Box) {
+    mesh = mesh_of_hull(box_hull(half));
+  } else if (shape.type == ShapeType::Convex) {
+    mesh = mesh_of_hull(*shape.hull);
+  } else if (shape.mesh->bvh.nodes.empty()) {
+    auto copy = std::make_shared<TriangleMesh>(*shape.mesh);
+    copy->build_bvh();
+    mesh = copy;
+  } else {
+    mesh = shape.mesh;
+  }
+  std::shared_ptr<const ConvolutionMesh> data = build_convolution_mesh(mesh);
+  if (cache.size() >= kCacheSize) cache.erase(cache.begin());
+  cache.push_back({owner, half, data});
+  return data;
+}
+
+PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const Pose& pose_a,
+                                               const ConvolutionMesh& b, const Pose& pose_b,
+                                               const PhongDistanceOptions& options) {
+  // D is built in A's frame (convolution_mesh.h); results are turned back into the world.
+  const ConvolutionPair pair = place_convolution_pair(a, pose_a, b, pose_b);
+  const std::vector<ConvolutionFacet> facets = convolution_facets(pair);
+
+  double scale = a.size;
+  for (const Vec3& x : pair.b_vertices) scale = std::max(scale, x.cwiseAbs().maxCoeff());
+  const double push = kPushRelative * scale;
+  const double same_point = kSamePointRelative * scale;
+
+  PhongDistanceResult result;
+  result.convolution_used = true;
+  result.convolution_facets = facets.size();
+  result.regions = 1;
+
+  // q is on ∂D iff B moved by −q touches A without overlap: push B a hair further out along
+  // the outward normal m and ask whether the solids still meet.
+  std::vector<Vec3> rejected;
+  auto on_boundary = [&](const Vec3& q, const Vec3& m) {  // m: unit push
+    for (const Vec3& r : rejected) {
+      if ((r - q).norm() <= same_point) return false;
+    }
+    ++result.boundary_checks;
+    Pose shifted = pair.b_pose;
+    shifted.position -= q + push * m;
+    if (!meshes_overlap(*a.mesh, *b.mesh, shifted)) return true;
+    rejected.push_back(q);
+    return false;
+  };
+  auto finish = [&](const Candidate& c, bool converged) {
+    result.point = pose_a.rotate(c.point);
+    const Vec3 n = pose_a.rotate(c.normal);
+    result.direction = -n;
+    result.distance = -c.point.dot(c.normal);
+    result.converged = converged;
+    result.iterations = c.iterations;
+    result.crease = c.crease;
+    return result;
+  };
+
+  // Facets by increasing lower bound on their distance to the origin.
+  std::vector<double> bound(facets.size());
+  double mean_radius = 0;
+  for (std::size_t i = 0; i < facets.size(); ++i) {
+    const ConvolutionFacet& f = facets[i];
+    Vec3 centre = Vec3::Zero();
+    for (int k = 0; k < f.corners; ++k) centre += f.points[k];
+    centre /= f.corners;
+    double radius = 0;
+    for (int k = 0; k < f.corners; ++k) radius = std::max(radius, (f.points[k] - centre).norm());
+    bound[i] = centre.norm() - radius;
+    mean_radius += radius;
+  }
+  if (!facets.empty()) mean_radius /= static_cast<double>(facets.size());
+  CreaseFinder creases(facets, std::max(2.0 * mean_radius, 1e-6 * scale));
+  std::vector<CreasePoint> crease_points;
+  std::vector<int> order(facets.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bound[x] < bound[y]; });
+
+  std::unordered_map<ConvolutionKey, Vec3> normals;  // looked up only, never iterated
+  auto vertex_normal = [&](ConvolutionKey key) -> const Vec3& {
+    auto it = normals.find(key);
+    if (it != normals.end()) return it->second;
+    const int vb = static_cast<int>(key >> 32), va = static_cast<int>(key & 0xffffffffu);
+    return normals.emplace(key, convolution_vertex_normal(pair, vb, va)).first->second;
+  };
+
+  std::priority_queue<Candidate, std::vector<Candidate>, LongerFirst> queue;
+  std::size_t sequence = 0;
+  std::optional<Candidate> shortest;  // shortest projection, on ∂D or not (last resort)
+  const Vec3 origin = Vec3::Zero();
+  for (int index : order) {
+    while (!queue.empty() && queue.top().norm <= bound[index]) {
+      const Candidate c = queue.top();
+      queue.pop();
+      if (on_boundary(c.point, c.push)) return finish(c, true);
+    }
+    const ConvolutionFacet& f = facets[index];
+    // Crease points with the facets met before (all nearer candidates have been queued).
+    crease_points.clear();
+    creases.add(index, &crease_points);
+    for (const CreasePoint& cp : crease_points) {
+      const double len = cp.point.norm();
+      const Vec3 outward = len > 0 ? Vec3(cp.point / len) : cp.push;
+      queue.push({len, sequence++, cp.point, outward, cp.push, 0, true});
+    }
+    std::array<Vec3, 4> n = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+    bool usable = true;
+    for (int k = 0; k < f.corners && usable; ++k) {
+      n[k] = vertex_normal(f.keys[k]);
+      // A corner whose normal does not face the facet's side sits in a fold of the
+      // convolution: the interpolated plane field is meaningless there.
+      usable = n[k].dot(f.normal) > 0;
+    }
+    if (!usable) continue;
+    std::array<std::array<int, 3>, 2> tris;
+    const int count = facet_triangles(f, &tris);
+    for (int t = 0; t < count; ++t) {
+      const std::array<int, 3>& c = tris[t];
+      const PhongTriangle tri({f.points[c[0]], f.points[c[1]], f.points[c[2]]},
+                              {n[c[0]], n[c[1]], n[c[2]]});
+      ++result.triangles;
+      std::optional<PhongHit> hit = tri.project(origin, options.max_iterations, options.tolerance);
+      if (!hit) continue;
+      Candidate cand{hit->point.norm(), sequence++, hit->point, hit->normal, hit->normal,
+                     hit->iterations, false};
+      if (!shortest || cand.norm < shortest->norm) shortest = cand;
+      queue.push(cand);
+    }
+  }
+  while (!queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    if (on_boundary(c.point, c.push)) return finish(c, true);
+  }
+
+  // No Phong projection lies on ∂D: the nearest facet point that does (Euclidean).
+  std::vector<Candidate> nearest;
+  for (std::size_t i = 0; i < facets.size(); ++i) {
+    const ConvolutionFacet& f = facets[i];
+    std::array<std::array<int, 3>, 2> tris;
+    const int count = facet_triangles(f, &tris);
+    for (int t = 0; t < count; ++t) {
+      const Vec3 p = closest_to_origin(f.points[tris[t][0]], f.points[tris[t][1]],
+                                       f.points[tris[t][2]]);
+      // Direction along p, on the outward side, so that point == distance · direction.
+      const double len = p.norm();
+      Vec3 m = f.normal;
+      if (len > 0) m = p.dot(f.normal) < 0 ? Vec3(-p / len) : Vec3(p / len);
+      nearest.push_back({len, nearest.size(), p, m, m, 0, false});
+    }
+  }
+  std::sort(nearest.begin(), nearest.end(), [](const Candidate& x, const Candidate& y) {
+    return x.norm < y.norm || (x.norm == y.norm && x.sequence < y.sequence);
+  });
+  int checks = 0;
+  for (const Candidate& c : nearest) {
+    if (checks++ >= kMaxFallbackChecks) break;
+    if (on_boundary(c.point, c.push)) return finish(c, false);
+  }
+  if (shortest) return finish(*shortest, false);
+  return result;
+}
+
+}  // namespace impetus

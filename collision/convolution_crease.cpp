@@ -90,6 +90,8 @@ CreaseFinder::CreaseFinder(const std::vector<ConvolutionFacet>& facets, double c
     : facets_(facets), cell_(cell), stamp_(facets.size(), -1) {}
 
 void CreaseFinder::add(int index, std::vector<CreasePoint>* out) {
+  // The facet list may have grown since construction (local construction, facets appended).
+  if (stamp_.size() < facets_.size()) stamp_.resize(facets_.size(), -1);
   const ConvolutionFacet& f = facets_[index];
   Vec3 lo, hi;
   facet_box(f, &lo, &hi);
@@ -117,7 +119,7 @@ void CreaseFinder::add(int index, std::vector<CreasePoint>* out) {
         if (alpha < -tol || beta < -tol) continue;
         const Vec3 push = f.normal + g.normal;
         if (!(push.norm() > 1e-12)) continue;
-        out->push_back({p, push.normalized()});
+        out->push_back({p, push.normalized(), other});
       }
     }
   };

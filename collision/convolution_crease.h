@@ -19,13 +19,15 @@ namespace impetus {
 struct CreasePoint {
   Vec3 point = Vec3::Zero();  // on both facets
   Vec3 push = Vec3::UnitZ();  // unit, out of both half-spaces: normalised n1 + n2
+  int other = -1;             // index of the earlier facet (the new one is add()'s index)
 };
 
 /// Finds crease points between facets added one at a time (each new facet against those added
 /// before it that share no convolution vertex and whose boxes meet), with a uniform hash grid.
 class CreaseFinder {
  public:
-  /// `facets` must outlive the finder; `cell` [m] is the grid spacing.
+  /// `facets` must outlive the finder and may grow (facets appended) between calls to add();
+  /// `cell` [m] is the grid spacing (it changes the work, never the crease points found).
   CreaseFinder(const std::vector<ConvolutionFacet>& facets, double cell);
 
   /// Adds facet `index` and appends to `out` the crease points it forms with earlier facets.

@@ -49,6 +49,16 @@ bool cone_cap(const std::vector<Vec3>& constraints, Vec3* axis, double* radius) 
   return true;
 }
 
+// The sweep's cap test: false when the cap (u, r) surely misses the cap (axis, radius); cr, sr
+// are cos and sin of r + kTol, c and s of radius. Shared by the sweep and the single-pair
+// builders so that both keep exactly the same pairs.
+bool caps_may_meet(const Vec3& u, double r, double cr, double sr, const Vec3& axis, double radius,
+                   double c, double s) {
+  // angle(u, axis) ≤ r + radius: cos of the sum by the addition formula (cheaper than cos per
+  // pair); beyond π every direction qualifies.
+  return !(r + kTol + radius < kPi && u.dot(axis) < cr * c - sr * s - 1e-15);
+}
+
 int corner_of(const std::array<int, 3>& tri, int v) {
   return tri[0] == v ? 0 : (tri[1] == v ? 1 : 2);
 }
@@ -60,14 +70,10 @@ int corner_of(const std::array<int, 3>& tri, int v) {
 struct CapIndex {
   std::vector<Vec3> axis;     // by item
   std::vector<double> radius; // by item
+  const std::vector<double>* cos_radius = nullptr;  // by item
+  const std::vector<double>* sin_radius = nullptr;  // by item
 
   void build(const std::vector<int>& items) {
-    cos_radius_.resize(radius.size());
-    sin_radius_.resize(radius.size());
-    for (std::size_t i = 0; i < radius.size(); ++i) {
-      cos_radius_[i] = std::cos(radius[i]);
-      sin_radius_[i] = std::sin(radius[i]);
-    }
     for (std::size_t t = 0; t < kTiers; ++t) {
       std::vector<int> members;
       for (int i : items) {
@@ -95,13 +101,9 @@ struct CapIndex {
       auto hi = std::upper_bound(tier.z.begin(), tier.z.end(), u.z() + reach);
       for (auto it = lo; it != hi; ++it) {
         const int i = tier.item[it - tier.z.begin()];
-        // angle(u, axis) ≤ r + radius: cos of the sum by the addition formula (cheaper than
-        // cos per pair); beyond π every direction qualifies.
-        if (r + kTol + radius[i] < kPi &&
-            u.dot(axis[i]) < cr * cos_radius_[i] - sr * sin_radius_[i] - 1e-15) {
-          continue;
+        if (caps_may_meet(u, r, cr, sr, axis[i], radius[i], (*cos_radius)[i], (*sin_radius)[i])) {
+          visit(i);
         }
-        visit(i);
       }
     }
   }
@@ -117,7 +119,6 @@ struct CapIndex {
     double max_radius = 0;
   };
   std::array<Tier, kTiers> tiers_;
-  std::vector<double> cos_radius_, sin_radius_;  // by item
 };
 
 // Common normal of an edge pair (edge eb of B, edge ea of A), or false. ν (A's frame) is
@@ -141,6 +142,63 @@ bool edge_pair_normal(const ConvolutionPair& pair, int eb, int ea, Vec3* nu) {
   }
   return false;
 }
+
+void fill_face_vertex(const ConvolutionPair& pair, int f, int v, ConvolutionFacet* facet) {
+  const std::vector<Vec3>& xa = pair.a->mesh->vertices;
+  const std::array<int, 3>& tri = pair.b->mesh->triangles[f];
+  facet->kind = ConvolutionFacet::Kind::FaceVertex;
+  facet->b_feature = f;
+  facet->a_feature = v;
+  facet->corners = 3;
+  for (int k = 0; k < 3; ++k) {
+    facet->points[k] = pair.b_vertices[tri[k]] - xa[v];
+    facet->keys[k] = convolution_key(tri[k], v);
+  }
+  facet->normal = pair.b_face_normals[f];
+}
+
+void fill_vertex_face(const ConvolutionPair& pair, int v, int g, ConvolutionFacet* facet) {
+  const std::vector<Vec3>& xa = pair.a->mesh->vertices;
+  const std::array<int, 3>& tri = pair.a->mesh->triangles[g];
+  facet->kind = ConvolutionFacet::Kind::VertexFace;
+  facet->b_feature = v;
+  facet->a_feature = g;
+  facet->corners = 3;
+  // b − g is g point-reflected: reverse the corners to keep them CCW about −n_g.
+  const std::array<int, 3> order = {0, 2, 1};
+  for (int k = 0; k < 3; ++k) {
+    facet->points[k] = pair.b_vertices[v] - xa[tri[order[k]]];
+    facet->keys[k] = convolution_key(v, tri[order[k]]);
+  }
+  facet->normal = -pair.a->face_normal[g];
+}
+
+void fill_edge_edge(const ConvolutionPair& pair, int eb, int ea, const Vec3& nu,
+                    ConvolutionFacet* facet) {
+  const std::vector<Vec3>& xa = pair.a->mesh->vertices;
+  const ConvolutionMesh::Edge& e1 = pair.b->edges[eb];
+  const ConvolutionMesh::Edge& e2 = pair.a->edges[ea];
+  facet->kind = ConvolutionFacet::Kind::EdgeEdge;
+  facet->b_feature = eb;
+  facet->a_feature = ea;
+  facet->corners = 4;
+  const std::array<std::pair<int, int>, 4> corner = {
+      std::pair<int, int>{e1.v0, e2.v0}, {e1.v1, e2.v0}, {e1.v1, e2.v1}, {e1.v0, e2.v1}};
+  for (int k = 0; k < 4; ++k) {
+    facet->points[k] = pair.b_vertices[corner[k].first] - xa[corner[k].second];
+    facet->keys[k] = convolution_key(corner[k].first, corner[k].second);
+  }
+  const Vec3 n = (facet->points[1] - facet->points[0]).cross(facet->points[3] - facet->points[0]);
+  if (n.dot(nu) < 0) {
+    std::swap(facet->points[1], facet->points[3]);
+    std::swap(facet->keys[1], facet->keys[3]);
+  }
+  facet->normal = nu;
+}
+
+// cos and sin of the angular tolerance: the cap test of a single direction (radius 0).
+const double kCosTol = std::cos(0.0 + kTol);
+const double kSinTol = std::sin(0.0 + kTol);
 
 }  // namespace
 
@@ -257,7 +315,27 @@ std::shared_ptr<const ConvolutionMesh> build_convolution_mesh(
     m->arc_axis[e] = sum.normalized();
     m->arc_radius[e] = 0.5 * angle_between(n0, n1) + kTol;
   }
+  auto cos_sin = [](const std::vector<double>& r, double add, std::vector<double>* c,
+                    std::vector<double>* s) {
+    c->resize(r.size());
+    s->resize(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      (*c)[i] = std::cos(r[i] + add);
+      (*s)[i] = std::sin(r[i] + add);
+    }
+  };
+  cos_sin(m->extremal_radius, 0.0, &m->extremal_cos, &m->extremal_sin);
+  cos_sin(m->arc_radius, 0.0, &m->arc_cos, &m->arc_sin);
+  cos_sin(m->arc_radius, kTol, &m->arc_query_cos, &m->arc_query_sin);
+  double edge_sum = 0;
+  for (const ConvolutionMesh::Edge& e : m->edges) {
+    const double len = (x[e.v1] - x[e.v0]).norm();
+    edge_sum += len;
+    m->max_edge = std::max(m->max_edge, len);
+  }
+  if (!m->edges.empty()) m->mean_edge = edge_sum / static_cast<double>(m->edges.size());
   m->mesh = std::move(mesh);
+  m->features = build_convolution_bvh(*m);
   return m;
 }
 
@@ -299,45 +377,43 @@ ConvolutionPair place_convolution_pair(const ConvolutionMesh& a, const Pose& pos
   for (std::size_t f = 0; f < b.face_normal.size(); ++f) {
     pair.b_face_normals[f] = pair.b_rotation * b.face_normal[f];
   }
+  pair.b_extremal_axes.resize(b.extremal_axis.size());
+  for (std::size_t v = 0; v < b.extremal_axis.size(); ++v) {
+    pair.b_extremal_axes[v] = pair.b_rotation * b.extremal_axis[v];
+  }
+  pair.b_arc_axes.resize(b.arc_axis.size());
+  for (std::size_t e = 0; e < b.arc_axis.size(); ++e) pair.b_arc_axes[e] = pair.b_rotation * b.arc_axis[e];
   return pair;
 }
 
 std::vector<ConvolutionFacet> convolution_facets(const ConvolutionPair& pair) {
   const ConvolutionMesh& a = *pair.a;
   const ConvolutionMesh& b = *pair.b;
-  const std::vector<Vec3>& xa = a.mesh->vertices;
-  const std::vector<Vec3>& xb = pair.b_vertices;
-  const std::vector<std::array<int, 3>>& ta = a.mesh->triangles;
-  const std::vector<std::array<int, 3>>& tb = b.mesh->triangles;
+  const std::size_t na = a.mesh->vertices.size(), nb = pair.b_vertices.size();
+  const std::size_t fa = a.mesh->triangles.size(), fb = b.mesh->triangles.size();
   const Quat to_b = pair.b_rotation.conjugate();
   std::vector<ConvolutionFacet> out;
+  ConvolutionFacet facet;
 
   // FV: faces of B against the extremal cones of A's vertices.
   {
     CapIndex caps;
     caps.axis = a.extremal_axis;
     caps.radius = a.extremal_radius;
+    caps.cos_radius = &a.extremal_cos;
+    caps.sin_radius = &a.extremal_sin;
     std::vector<int> items;
-    for (std::size_t v = 0; v < xa.size(); ++v) {
+    for (std::size_t v = 0; v < na; ++v) {
       if (a.extremal_radius[v] >= 0) items.push_back(static_cast<int>(v));
     }
     caps.build(items);
-    for (std::size_t f = 0; f < tb.size(); ++f) {
+    for (std::size_t f = 0; f < fb; ++f) {
       const Vec3& n = pair.b_face_normals[f];
       if (n.squaredNorm() == 0) continue;
       const Vec3 u = -n;
       caps.query(u, 0.0, [&](int v) {
         if (!vertex_is_extremal(a, v, u)) return;
-        ConvolutionFacet facet;
-        facet.kind = ConvolutionFacet::Kind::FaceVertex;
-        facet.b_feature = static_cast<int>(f);
-        facet.a_feature = v;
-        facet.corners = 3;
-        for (int k = 0; k < 3; ++k) {
-          facet.points[k] = xb[tb[f][k]] - xa[v];
-          facet.keys[k] = convolution_key(tb[f][k], v);
-        }
-        facet.normal = n;
+        fill_face_vertex(pair, static_cast<int>(f), v, &facet);
         out.push_back(facet);
       });
     }
@@ -345,33 +421,23 @@ std::vector<ConvolutionFacet> convolution_facets(const ConvolutionPair& pair) {
   // VF: faces of A against the extremal cones of B's vertices (caps turned into A's frame).
   {
     CapIndex caps;
-    caps.axis.resize(xb.size());
-    for (std::size_t v = 0; v < xb.size(); ++v) caps.axis[v] = pair.b_rotation * b.extremal_axis[v];
+    caps.axis = pair.b_extremal_axes;
     caps.radius = b.extremal_radius;
+    caps.cos_radius = &b.extremal_cos;
+    caps.sin_radius = &b.extremal_sin;
     std::vector<int> items;
-    for (std::size_t v = 0; v < xb.size(); ++v) {
+    for (std::size_t v = 0; v < nb; ++v) {
       if (b.extremal_radius[v] >= 0) items.push_back(static_cast<int>(v));
     }
     caps.build(items);
-    for (std::size_t g = 0; g < ta.size(); ++g) {
+    for (std::size_t g = 0; g < fa; ++g) {
       const Vec3& n = a.face_normal[g];
       if (n.squaredNorm() == 0) continue;
       const Vec3 u = -n;
       const Vec3 u_b = to_b * u;
       caps.query(u, 0.0, [&](int v) {
         if (!vertex_is_extremal(b, v, u_b)) return;
-        ConvolutionFacet facet;
-        facet.kind = ConvolutionFacet::Kind::VertexFace;
-        facet.b_feature = v;
-        facet.a_feature = static_cast<int>(g);
-        facet.corners = 3;
-        // b − g is g point-reflected: reverse the corners to keep them CCW about −n_g.
-        const std::array<int, 3> order = {0, 2, 1};
-        for (int k = 0; k < 3; ++k) {
-          facet.points[k] = xb[v] - xa[ta[g][order[k]]];
-          facet.keys[k] = convolution_key(v, ta[g][order[k]]);
-        }
-        facet.normal = u;
+        fill_vertex_face(pair, v, static_cast<int>(g), &facet);
         out.push_back(facet);
       });
     }
@@ -382,6 +448,8 @@ std::vector<ConvolutionFacet> convolution_facets(const ConvolutionPair& pair) {
     caps.axis.resize(a.edges.size());
     for (std::size_t e = 0; e < a.edges.size(); ++e) caps.axis[e] = -a.arc_axis[e];
     caps.radius = a.arc_radius;
+    caps.cos_radius = &a.arc_cos;
+    caps.sin_radius = &a.arc_sin;
     std::vector<int> items;
     for (std::size_t e = 0; e < a.edges.size(); ++e) {
       if (a.arc_radius[e] >= 0) items.push_back(static_cast<int>(e));
@@ -389,34 +457,61 @@ std::vector<ConvolutionFacet> convolution_facets(const ConvolutionPair& pair) {
     caps.build(items);
     for (std::size_t eb = 0; eb < b.edges.size(); ++eb) {
       if (b.arc_radius[eb] < 0) continue;
-      const Vec3 axis = pair.b_rotation * b.arc_axis[eb];
-      caps.query(axis, b.arc_radius[eb], [&](int ea) {
+      caps.query(pair.b_arc_axes[eb], b.arc_radius[eb], [&](int ea) {
         Vec3 nu;
         if (!edge_pair_normal(pair, static_cast<int>(eb), ea, &nu)) return;
-        const ConvolutionMesh::Edge& e1 = b.edges[eb];
-        const ConvolutionMesh::Edge& e2 = a.edges[ea];
-        ConvolutionFacet facet;
-        facet.kind = ConvolutionFacet::Kind::EdgeEdge;
-        facet.b_feature = static_cast<int>(eb);
-        facet.a_feature = ea;
-        facet.corners = 4;
-        const std::array<std::pair<int, int>, 4> corner = {
-            std::pair<int, int>{e1.v0, e2.v0}, {e1.v1, e2.v0}, {e1.v1, e2.v1}, {e1.v0, e2.v1}};
-        for (int k = 0; k < 4; ++k) {
-          facet.points[k] = xb[corner[k].first] - xa[corner[k].second];
-          facet.keys[k] = convolution_key(corner[k].first, corner[k].second);
-        }
-        const Vec3 n = (facet.points[1] - facet.points[0]).cross(facet.points[3] - facet.points[0]);
-        if (n.dot(nu) < 0) {
-          std::swap(facet.points[1], facet.points[3]);
-          std::swap(facet.keys[1], facet.keys[3]);
-        }
-        facet.normal = nu;
+        fill_edge_edge(pair, static_cast<int>(eb), ea, nu, &facet);
         out.push_back(facet);
       });
     }
   }
   return out;
+}
+
+bool face_vertex_facet(const ConvolutionPair& pair, int f, int v, ConvolutionFacet* out) {
+  const ConvolutionMesh& a = *pair.a;
+  const Vec3& n = pair.b_face_normals[f];
+  if (n.squaredNorm() == 0 || !(a.extremal_radius[v] >= 0)) return false;
+  const Vec3 u = -n;
+  if (!caps_may_meet(u, 0.0, kCosTol, kSinTol, a.extremal_axis[v], a.extremal_radius[v],
+                     a.extremal_cos[v], a.extremal_sin[v]) ||
+      !vertex_is_extremal(a, v, u)) {
+    return false;
+  }
+  fill_face_vertex(pair, f, v, out);
+  return true;
+}
+
+bool vertex_face_facet(const ConvolutionPair& pair, int v, int g, ConvolutionFacet* out) {
+  const ConvolutionMesh& a = *pair.a;
+  const ConvolutionMesh& b = *pair.b;
+  const Vec3& n = a.face_normal[g];
+  if (n.squaredNorm() == 0 || !(b.extremal_radius[v] >= 0)) return false;
+  const Vec3 u = -n;
+  if (!caps_may_meet(u, 0.0, kCosTol, kSinTol, pair.b_extremal_axes[v], b.extremal_radius[v],
+                     b.extremal_cos[v], b.extremal_sin[v])) {
+    return false;
+  }
+  const Quat to_b = pair.b_rotation.conjugate();
+  const Vec3 u_b = to_b * u;
+  if (!vertex_is_extremal(b, v, u_b)) return false;
+  fill_vertex_face(pair, v, g, out);
+  return true;
+}
+
+bool edge_edge_facet(const ConvolutionPair& pair, int eb, int ea, ConvolutionFacet* out) {
+  const ConvolutionMesh& a = *pair.a;
+  const ConvolutionMesh& b = *pair.b;
+  if (b.arc_radius[eb] < 0 || !(a.arc_radius[ea] >= 0)) return false;
+  const Vec3 axis_a = -a.arc_axis[ea];
+  if (!caps_may_meet(pair.b_arc_axes[eb], b.arc_radius[eb], b.arc_query_cos[eb],
+                     b.arc_query_sin[eb], axis_a, a.arc_radius[ea], a.arc_cos[ea], a.arc_sin[ea])) {
+    return false;
+  }
+  Vec3 nu;
+  if (!edge_pair_normal(pair, eb, ea, &nu)) return false;
+  fill_edge_edge(pair, eb, ea, nu, out);
+  return true;
 }
 
 Vec3 convolution_vertex_normal(const ConvolutionPair& pair, int b, int a) {

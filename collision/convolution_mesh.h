@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "collision/base/math.h"
+#include "collision/convolution_bvh.h"
 #include "collision/triangle_mesh.h"
 
 namespace impetus {
@@ -57,8 +58,15 @@ struct ConvolutionMesh {
   // A cap holding each edge's arc [n_f0, n_f1] (reflex edges: radius < 0).
   std::vector<Vec3> arc_axis;
   std::vector<double> arc_radius;
+  // Cosine and sine of the cap radii (the sweep's cap test), and of arc_radius + the angular
+  // tolerance (an edge's cap used as the query).
+  std::vector<double> extremal_cos, extremal_sin;
+  std::vector<double> arc_cos, arc_sin, arc_query_cos, arc_query_sin;
   bool convex = true;  // no reflex edge
   double size = 0;     // largest |coordinate| of a vertex, for tolerances [m]
+  double mean_edge = 0;  // mean edge length [m]
+  double max_edge = 0;   // longest edge [m]
+  ConvolutionBvh features;  // the features in space and on the Gauss sphere (local search)
 };
 
 /// Builds the convolution data of a closed mesh (throws std::invalid_argument if it is not
@@ -90,6 +98,8 @@ struct ConvolutionPair {
   Quat b_rotation = Quat::Identity();   // B's frame → A's frame (rotation part)
   std::vector<Vec3> b_vertices;         // in A's frame
   std::vector<Vec3> b_face_normals;     // in A's frame
+  std::vector<Vec3> b_extremal_axes;    // B's extremal-cone axes, in A's frame
+  std::vector<Vec3> b_arc_axes;         // B's arc axes, in A's frame
   Pose b_pose;                          // B's frame → A's frame
 };
 
@@ -112,6 +122,14 @@ struct ConvolutionFacet {
 /// A, then EE by edge of B). The compatible pairs are found by sweeping caps on the Gauss
 /// sphere sorted by one coordinate, then the exact tests above.
 std::vector<ConvolutionFacet> convolution_facets(const ConvolutionPair& pair);
+
+/// The facet of one feature pair: face f of B with vertex v of A, vertex v of B with face g of
+/// A, edge eb of B with edge ea of A. False when the pair forms no facet. These are the tests
+/// and constructions convolution_facets() applies to the pairs its sweep finds (the sweep's cap
+/// test included), so a facet built here is bit-identical to the listed one.
+bool face_vertex_facet(const ConvolutionPair& pair, int f, int v, ConvolutionFacet* out);
+bool vertex_face_facet(const ConvolutionPair& pair, int v, int g, ConvolutionFacet* out);
+bool edge_edge_facet(const ConvolutionPair& pair, int eb, int ea, ConvolutionFacet* out);
 
 /// Angle-weighted outward normal of the convolution at vertex (b, a): the sum over every facet
 /// incident to it (found from the one-rings of b and a) of the facet's angle there times its

@@ -15,6 +15,7 @@
 #include "collision/convex_hull.h"
 #include "collision/convolution_crease.h"
 #include "collision/convolution_overlap.h"
+#include "collision/convolution_search.h"
 #include "collision/phong_projection.h"
 
 namespace impetus {
@@ -77,7 +78,37 @@ struct Candidate {
   Vec3 push = Vec3::UnitZ();    // the boundary test's push (out of every sheet at the point)
   int iterations = 0;
   bool crease = false;
+  int facet = -1;    // index (in the order handed out) of the facet it lies on
+  int other = -1;    // creases: the other facet
+  int triangle = 0;  // projections: which triangle of the facet
 };
+
+// What a result was found on, to find it again at the next poses (warm start): one facet and
+// the triangle of it that was projected on, or the crease of two facets.
+struct Witness {
+  bool valid = false;
+  bool crease = false;
+  std::array<ConvolutionFacet::Kind, 2> kind{};
+  std::array<int, 2> b_feature{}, a_feature{};
+  int triangle = 0;
+};
+
+// The last result of this thread's local searches (the warm start's previous frame).
+struct WarmCache {
+  const ConvolutionMesh* a = nullptr;
+  const ConvolutionMesh* b = nullptr;
+  Vec3 direction = Vec3::Zero();  // the result's, world frame: a warm start must repeat it
+  Witness witness;
+};
+
+// q is on ∂D iff B moved by −q touches A without overlap: push B a hair (`push`) further out
+// along the outward unit normal m and ask whether the solids still meet.
+bool on_boundary_exact(const ConvolutionMesh& a, const ConvolutionMesh& b,
+                       const ConvolutionPair& pair, const Vec3& q, const Vec3& m, double push) {
+  Pose shifted = pair.b_pose;
+  shifted.position -= q + push * m;
+  return !meshes_overlap(*a.mesh, *b.mesh, shifted);
+}
 
 struct LongerFirst {
   bool operator()(const Candidate& x, const Candidate& y) const {
@@ -134,13 +165,62 @@ std::shared_ptr<const ConvolutionMesh> convolution_mesh_of(const Shape& shape) {
   return data;
 }
 
-PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const Pose& pose_a,
-                                               const ConvolutionMesh& b, const Pose& pose_b,
-                                               const PhongDistanceOptions& options) {
-  // D is built in A's frame (convolution_mesh.h); results are turned back into the world.
-  const ConvolutionPair pair = place_convolution_pair(a, pose_a, b, pose_b);
-  const std::vector<ConvolutionFacet> facets = convolution_facets(pair);
+namespace {
 
+// The whole convolution, each facet keyed by the lower bound of its bounding ball (centre
+// minus radius), handed out in that order: the reference the local search must agree with.
+class FullListing {
+ public:
+  explicit FullListing(const ConvolutionPair& pair) : facets_(convolution_facets(pair)) {
+    bound_.resize(facets_.size());
+    for (std::size_t i = 0; i < facets_.size(); ++i) {
+      const ConvolutionFacet& f = facets_[i];
+      Vec3 centre = Vec3::Zero();
+      for (int k = 0; k < f.corners; ++k) centre += f.points[k];
+      centre /= f.corners;
+      double radius = 0;
+      for (int k = 0; k < f.corners; ++k) radius = std::max(radius, (f.points[k] - centre).norm());
+      bound_[i] = centre.norm() - radius;
+      mean_radius_ += radius;
+    }
+    if (!facets_.empty()) mean_radius_ /= static_cast<double>(facets_.size());
+    order_.resize(facets_.size());
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int>(i);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](int x, int y) { return bound_[x] < bound_[y]; });
+  }
+  double bound() const {
+    return next_ < order_.size() ? bound_[order_[next_]] : std::numeric_limits<double>::infinity();
+  }
+  bool done() const { return next_ >= order_.size(); }
+  bool step(ConvolutionFacet* facet, double* key) {
+    *key = bound_[order_[next_]];
+    *facet = facets_[order_[next_++]];
+    return true;
+  }
+  std::size_t facets_built() const { return facets_.size(); }
+  double mean_radius() const { return mean_radius_; }
+
+ private:
+  std::vector<ConvolutionFacet> facets_;
+  std::vector<double> bound_;
+  std::vector<int> order_;
+  std::size_t next_ = 0;
+  double mean_radius_ = 0;
+};
+
+// The search proper (phong_convolution.h, "How"), over facets handed out by `source` in
+// increasing order of a lower bound on the distance to the origin of any point their Phong
+// projection may return (FullListing or ConvolutionSearch). A candidate is tested for lying on
+// ∂D once it is no farther than source.bound(): no facet left can then hold a shorter one.
+// `cell`: the crease grid's spacing (changes the work only). Returns nullopt when no
+// projection lies on ∂D and `fallback` is false.
+template <class Source>
+std::optional<PhongDistanceResult> search_facets(const ConvolutionMesh& a, const Pose& pose_a,
+                                                 const ConvolutionMesh& b,
+                                                 const ConvolutionPair& pair, Source& source,
+                                                 double cell, const PhongDistanceOptions& options,
+                                                 bool fallback, Witness* witness) {
   double scale = a.size;
   for (const Vec3& x : pair.b_vertices) scale = std::max(scale, x.cwiseAbs().maxCoeff());
   const double push = kPushRelative * scale;
@@ -148,8 +228,8 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
 
   PhongDistanceResult result;
   result.convolution_used = true;
-  result.convolution_facets = facets.size();
   result.regions = 1;
+  std::vector<ConvolutionFacet> seen;  // facets handed out so far, in order
 
   // q is on ∂D iff B moved by −q touches A without overlap: push B a hair further out along
   // the outward normal m and ask whether the solids still meet.
@@ -159,13 +239,24 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
       if ((r - q).norm() <= same_point) return false;
     }
     ++result.boundary_checks;
-    Pose shifted = pair.b_pose;
-    shifted.position -= q + push * m;
-    if (!meshes_overlap(*a.mesh, *b.mesh, shifted)) return true;
+    if (on_boundary_exact(a, b, pair, q, m, push)) return true;
     rejected.push_back(q);
     return false;
   };
   auto finish = [&](const Candidate& c, bool converged) {
+    if (witness != nullptr) *witness = Witness{};
+    if (witness != nullptr && converged && c.facet >= 0) {
+      witness->valid = true;
+      witness->crease = c.crease;
+      witness->triangle = c.triangle;
+      const std::array<int, 2> index = {c.facet, c.other};
+      for (int k = 0; k < (c.crease ? 2 : 1); ++k) {
+        witness->kind[k] = seen[index[k]].kind;
+        witness->b_feature[k] = seen[index[k]].b_feature;
+        witness->a_feature[k] = seen[index[k]].a_feature;
+      }
+    }
+    result.convolution_facets = source.facets_built();
     result.point = pose_a.rotate(c.point);
     const Vec3 n = pose_a.rotate(c.normal);
     result.direction = -n;
@@ -176,25 +267,8 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
     return result;
   };
 
-  // Facets by increasing lower bound on their distance to the origin.
-  std::vector<double> bound(facets.size());
-  double mean_radius = 0;
-  for (std::size_t i = 0; i < facets.size(); ++i) {
-    const ConvolutionFacet& f = facets[i];
-    Vec3 centre = Vec3::Zero();
-    for (int k = 0; k < f.corners; ++k) centre += f.points[k];
-    centre /= f.corners;
-    double radius = 0;
-    for (int k = 0; k < f.corners; ++k) radius = std::max(radius, (f.points[k] - centre).norm());
-    bound[i] = centre.norm() - radius;
-    mean_radius += radius;
-  }
-  if (!facets.empty()) mean_radius /= static_cast<double>(facets.size());
-  CreaseFinder creases(facets, std::max(2.0 * mean_radius, 1e-6 * scale));
+  CreaseFinder creases(seen, cell);
   std::vector<CreasePoint> crease_points;
-  std::vector<int> order(facets.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return bound[x] < bound[y]; });
 
   std::unordered_map<ConvolutionKey, Vec3> normals;  // looked up only, never iterated
   auto vertex_normal = [&](ConvolutionKey key) -> const Vec3& {
@@ -208,20 +282,27 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
   std::size_t sequence = 0;
   std::optional<Candidate> shortest;  // shortest projection, on ∂D or not (last resort)
   const Vec3 origin = Vec3::Zero();
-  for (int index : order) {
-    while (!queue.empty() && queue.top().norm <= bound[index]) {
+  while (true) {
+    const double bound = source.bound();
+    while (!queue.empty() && queue.top().norm <= bound) {
       const Candidate c = queue.top();
       queue.pop();
       if (on_boundary(c.point, c.push)) return finish(c, true);
     }
-    const ConvolutionFacet& f = facets[index];
+    if (source.done()) break;
+    ConvolutionFacet facet;
+    double key = 0;
+    if (!source.step(&facet, &key)) continue;  // the source refined its bound
+    seen.push_back(facet);
+    const int index = static_cast<int>(seen.size()) - 1;
+    const ConvolutionFacet& f = seen.back();
     // Crease points with the facets met before (all nearer candidates have been queued).
     crease_points.clear();
     creases.add(index, &crease_points);
     for (const CreasePoint& cp : crease_points) {
       const double len = cp.point.norm();
       const Vec3 outward = len > 0 ? Vec3(cp.point / len) : cp.push;
-      queue.push({len, sequence++, cp.point, outward, cp.push, 0, true});
+      queue.push({len, sequence++, cp.point, outward, cp.push, 0, true, index, cp.other, 0});
     }
     std::array<Vec3, 4> n = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
     bool usable = true;
@@ -242,7 +323,7 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
       std::optional<PhongHit> hit = tri.project(origin, options.max_iterations, options.tolerance);
       if (!hit) continue;
       Candidate cand{hit->point.norm(), sequence++, hit->point, hit->normal, hit->normal,
-                     hit->iterations, false};
+                     hit->iterations, false, index, -1, t};
       if (!shortest || cand.norm < shortest->norm) shortest = cand;
       queue.push(cand);
     }
@@ -250,13 +331,15 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
   while (!queue.empty()) {
     const Candidate c = queue.top();
     queue.pop();
+    // Beyond a finite limit the search is not exhaustive: a shorter point may be missing.
+    if (c.norm > source.bound()) return std::nullopt;
     if (on_boundary(c.point, c.push)) return finish(c, true);
   }
+  if (!fallback) return std::nullopt;
 
   // No Phong projection lies on ∂D: the nearest facet point that does (Euclidean).
   std::vector<Candidate> nearest;
-  for (std::size_t i = 0; i < facets.size(); ++i) {
-    const ConvolutionFacet& f = facets[i];
+  for (const ConvolutionFacet& f : seen) {
     std::array<std::array<int, 3>, 2> tris;
     const int count = facet_triangles(f, &tris);
     for (int t = 0; t < count; ++t) {
@@ -278,7 +361,123 @@ PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const P
     if (on_boundary(c.point, c.push)) return finish(c, false);
   }
   if (shortest) return finish(*shortest, false);
+  result.convolution_facets = source.facets_built();
   return result;
+}
+
+}  // namespace
+
+namespace {
+
+bool build_facet(const ConvolutionPair& pair, ConvolutionFacet::Kind kind, int b_feature,
+                 int a_feature, ConvolutionFacet* out) {
+  // The witness may come from meshes since freed, whose address was reused: check the range.
+  auto in = [](int i, std::size_t n) { return i >= 0 && static_cast<std::size_t>(i) < n; };
+  const ConvolutionMesh& a = *pair.a;
+  const ConvolutionMesh& b = *pair.b;
+  const std::size_t fa = a.face_normal.size(), fb = b.face_normal.size();
+  const std::size_t va = a.vertex_normal.size(), vb = b.vertex_normal.size();
+  if ((kind == ConvolutionFacet::Kind::FaceVertex && !(in(b_feature, fb) && in(a_feature, va))) ||
+      (kind == ConvolutionFacet::Kind::VertexFace && !(in(b_feature, vb) && in(a_feature, fa))) ||
+      (kind == ConvolutionFacet::Kind::EdgeEdge &&
+       !(in(b_feature, b.edges.size()) && in(a_feature, a.edges.size())))) {
+    return false;
+  }
+  switch (kind) {
+    case ConvolutionFacet::Kind::FaceVertex:
+      return face_vertex_facet(pair, b_feature, a_feature, out);
+    case ConvolutionFacet::Kind::VertexFace:
+      return vertex_face_facet(pair, b_feature, a_feature, out);
+    case ConvolutionFacet::Kind::EdgeEdge:
+      return edge_edge_facet(pair, b_feature, a_feature, out);
+  }
+  return false;
+}
+
+// The previous result found again at the new poses: the Phong projection onto the same facet
+// triangle, or the crease point of the same two facets, when it still lies on ∂D. Its norm
+// bounds the new answer from above (it is one of the candidates the search would test), which
+// is all the warm start is used for: the search then builds only the facets within it.
+std::optional<double> warm_bound(const ConvolutionMesh& a, const ConvolutionMesh& b,
+                                 const ConvolutionPair& pair, const Witness& w,
+                                 const PhongDistanceOptions& options, double push) {
+  std::vector<ConvolutionFacet> facets(w.crease ? 2 : 1);
+  for (std::size_t k = 0; k < facets.size(); ++k) {
+    if (!build_facet(pair, w.kind[k], w.b_feature[k], w.a_feature[k], &facets[k])) {
+      return std::nullopt;
+    }
+  }
+  if (w.crease) {
+    CreaseFinder finder(facets, 1.0);
+    std::vector<CreasePoint> points;
+    finder.add(0, &points);
+    finder.add(1, &points);
+    std::optional<double> best;
+    for (const CreasePoint& cp : points) {
+      const double len = cp.point.norm();
+      if ((!best || len < *best) && on_boundary_exact(a, b, pair, cp.point, cp.push, push)) {
+        best = len;
+      }
+    }
+    return best;
+  }
+  const ConvolutionFacet& f = facets[0];
+  std::array<std::array<int, 3>, 2> tris;
+  if (w.triangle >= facet_triangles(f, &tris)) return std::nullopt;
+  std::array<Vec3, 3> q, n;
+  for (int k = 0; k < 3; ++k) {
+    const int corner = tris[w.triangle][k];
+    const ConvolutionKey key = f.keys[corner];
+    q[k] = f.points[corner];
+    n[k] = convolution_vertex_normal(pair, static_cast<int>(key >> 32),
+                                     static_cast<int>(key & 0xffffffffu));
+    if (!(n[k].dot(f.normal) > 0)) return std::nullopt;
+  }
+  const std::optional<PhongHit> hit =
+      PhongTriangle(q, n).project(Vec3::Zero(), options.max_iterations, options.tolerance);
+  if (!hit || !on_boundary_exact(a, b, pair, hit->point, hit->normal, push)) return std::nullopt;
+  return hit->point.norm();
+}
+
+}  // namespace
+
+PhongDistanceResult phong_distance_convolution(const ConvolutionMesh& a, const Pose& pose_a,
+                                               const ConvolutionMesh& b, const Pose& pose_b,
+                                               const PhongDistanceOptions& options,
+                                               ConvolutionListing listing) {
+  // D is built in A's frame (convolution_mesh.h); results are turned back into the world.
+  const ConvolutionPair pair = place_convolution_pair(a, pose_a, b, pose_b);
+  double scale = a.size;
+  for (const Vec3& x : pair.b_vertices) scale = std::max(scale, x.cwiseAbs().maxCoeff());
+  if (listing == ConvolutionListing::Full) {
+    FullListing source(pair);
+    const double cell = std::max(2.0 * source.mean_radius(), 1e-6 * scale);
+    return *search_facets(a, pose_a, b, pair, source, cell, options, true, nullptr);
+  }
+  // A facet's size is about an edge of A plus an edge of B: the crease grid's cell.
+  const double cell = std::max(a.mean_edge + b.mean_edge, 1e-6 * scale);
+  thread_local WarmCache cache;
+  Witness witness;
+  if (options.warm_start != nullptr && cache.witness.valid && cache.a == &a && cache.b == &b &&
+      cache.direction == *options.warm_start) {
+    const std::optional<double> bound =
+        warm_bound(a, b, pair, cache.witness, options, kPushRelative * scale);
+    if (bound) {
+      // A hair of slack so that round-off in re-finding the point cannot leave it outside.
+      ConvolutionSearch source(pair, *bound + kSamePointRelative * scale);
+      std::optional<PhongDistanceResult> r =
+          search_facets(a, pose_a, b, pair, source, cell, options, false, &witness);
+      if (r) {
+        cache = {&a, &b, r->direction, witness};
+        return *r;
+      }
+    }
+  }
+  ConvolutionSearch source(pair);
+  const PhongDistanceResult r =
+      *search_facets(a, pose_a, b, pair, source, cell, options, true, &witness);
+  cache = {&a, &b, r.direction, witness};
+  return r;
 }
 
 }  // namespace impetus

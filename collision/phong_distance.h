@@ -57,9 +57,10 @@ struct PhongDistanceResult {
 /// mesh, ∂D is taken from the convolution of the two triangle meshes (paper 2, §V.E; boxes and
 /// hulls enter as their triangulations) and a projection counts only if it lies on the true
 /// boundary of the non-convex D, checked by an exact overlap test of the translated meshes
-/// (phong_convolution.h says precisely what is returned). `convolution_used` is then set; the
-/// warm start is not needed there (the answer is the global minimum of eq. 5.3, found nearest
-/// first) and is ignored.
+/// (phong_convolution.h says precisely what is returned). `convolution_used` is then set. The
+/// answer is the global minimum of eq. 5.3, found nearest first over a tree of both meshes'
+/// features; a warm start only bounds that search (the previous facet, re-checked at the new
+/// poses), so it changes the cost, never the answer.
 PhongDistanceResult phong_distance(const Shape& a, const Pose& pose_a, const Shape& b,
                                    const Pose& pose_b, const PhongDistanceOptions& options = {});
 

@@ -29,6 +29,7 @@
 #include "collision/convex_hull.h"
 #include "collision/distance.h"
 #include "collision/phong_convolution.h"
+#include "collision/procedural_mesh.h"
 #include "collision/triangle_mesh.h"
 
 namespace impetus {
@@ -40,58 +41,6 @@ double angle_deg(const Vec3& a, const Vec3& b) {
 
 // ---- meshes ----------------------------------------------------------------------------------
 
-// Closed mesh of the union of filled cells of a grid (cell size `cell`, grid corner `corner`):
-// every cell face with an empty neighbour becomes two outward triangles. Faces are therefore
-// tessellated into cells, so the middle of a large face has vertices whose whole star is flat.
-template <class Filled>
-std::shared_ptr<TriangleMesh> voxel_mesh(const std::array<int, 3>& n, double cell, const Vec3& corner,
-                                         Filled filled) {
-  auto mesh = std::make_shared<TriangleMesh>();
-  std::map<std::array<int, 3>, int> index;
-  auto vertex = [&](const std::array<int, 3>& g) {
-    auto it = index.find(g);
-    if (it != index.end()) return it->second;
-    mesh->vertices.push_back(corner + cell * Vec3(g[0], g[1], g[2]));
-    const int id = static_cast<int>(mesh->vertices.size()) - 1;
-    index[g] = id;
-    return id;
-  };
-  auto full = [&](int i, int j, int k) {
-    if (i < 0 || j < 0 || k < 0 || i >= n[0] || j >= n[1] || k >= n[2]) return false;
-    return static_cast<bool>(filled(i, j, k));
-  };
-  for (int i = 0; i < n[0]; ++i) {
-    for (int j = 0; j < n[1]; ++j) {
-      for (int k = 0; k < n[2]; ++k) {
-        if (!full(i, j, k)) continue;
-        for (int d = 0; d < 3; ++d) {
-          for (int s : {-1, 1}) {
-            std::array<int, 3> nb = {i, j, k};
-            nb[d] += s;
-            if (full(nb[0], nb[1], nb[2])) continue;
-            // Corners in the (u, v) = (d + 1, d + 2) plane; e_u × e_v = e_d, so this order is
-            // CCW seen from +d.
-            const int u = (d + 1) % 3, v = (d + 2) % 3;
-            std::array<int, 4> c;
-            const std::array<std::array<int, 2>, 4> uv = {{{0, 0}, {1, 0}, {1, 1}, {0, 1}}};
-            for (int q = 0; q < 4; ++q) {
-              std::array<int, 3> g = {i, j, k};
-              g[d] += s > 0 ? 1 : 0;
-              g[u] += uv[q][0];
-              g[v] += uv[q][1];
-              c[q] = vertex(g);
-            }
-            if (s < 0) std::swap(c[1], c[3]);
-            mesh->triangles.push_back({c[0], c[1], c[2]});
-            mesh->triangles.push_back({c[0], c[2], c[3]});
-          }
-        }
-      }
-    }
-  }
-  mesh->build_bvh();
-  return mesh;
-}
 
 // The U: outer [−1, 1] × [−1, 1] × [−h, h] minus the notch [−0.5, 0.5] × [−0.5, 1] (open at
 // +y), made of three boxes: base y ∈ [−1, −0.5] and two prongs x ∈ ±[0.5, 1].

@@ -12,6 +12,10 @@ namespace {
 constexpr double kRelTol = 1e-11;
 // The origin counts as inside D when ‖v‖ <= kAbsTol·(size of the pair).
 constexpr double kAbsTol = 1e-10;
+// Absolute floor of that gap, relative to the pair's size: on a curved support the simplex's
+// closest point carries round-off of the order of the coordinates' (not the distance's), so a
+// small distance between large shapes may otherwise never meet kRelTol.
+constexpr double kAbsGapTol = 1e-13;
 // Smooth shapes (ellipsoids) converge linearly; polytopes terminate in a few iterations.
 constexpr int kMaxIterations = 128;
 // Restarts after a round-off stall (see the loop).
@@ -224,6 +228,11 @@ GjkResult gjk_closest_points(const ConvexSupport& a, const ConvexSupport& b,
       best_vv = vv;
       break;
     }
+    // Van den Bergen's rule on the best bounds so far: the best point against the best plane. On
+    // curved supports the current plane alone can stall just short of kRelTol while an earlier
+    // one already certifies the distance.
+    const double upper = std::sqrt(best_vv);
+    if (lower > 0 && upper - lower <= kRelTol * upper + kAbsGapTol * scale) break;
     bool duplicate = false;
     for (int i = 0; i < s.count; ++i) {
       if ((s.v[i].w - w.w).squaredNorm() <= 1e-28 * scale * scale) duplicate = true;
@@ -233,6 +242,12 @@ GjkResult gjk_closest_points(const ConvexSupport& a, const ConvexSupport& b,
     s.v[s.count++] = w;
     Vec3 nv;
     if (!gjk_closest_on_simplex(s, weights, nv)) {
+      // "Origin inside the tetrahedron" from a nearly flat one (support points of a curved
+      // surface cluster, e.g. three within 1e-6 of each other) is round-off when a separating
+      // plane has already been found: D lies in {x : n·x >= lower > 0}, which misses the
+      // origin. Stop on the best point then; claiming overlap sent separated pairs to the
+      // penetration path, whose fallback reported depths of centimetres.
+      if (lower > kAbsTol * scale) break;
       res.overlap = true;
       break;
     }

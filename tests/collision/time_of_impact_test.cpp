@@ -137,12 +137,12 @@ TEST(TimeOfImpact, RandomConvexPairsMatchDenseSampling) {
   std::vector<Vec3> points;
   for (int i = 0; i < 14; ++i) points.push_back(Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.6);
   auto hull = std::make_shared<const ConvexHull>(*build_convex_hull(points, nullptr));
-  // No ellipsoid here: signed_distance of ellipsoid pairs returns sporadic outliers near contact
-  // (e.g. −0.027 m between neighbours of +0.004 and −0.001 m), which corrupt the sampled
-  // reference itself. CA only stops earlier on such an underestimate.
-  const std::vector<Shape> shapes = {Shape::sphere(0.2), Shape::box(Vec3(0.3, 0.1, 0.2)),
-                                     Shape::capsule(0.1, 0.25), Shape::box(Vec3(0.05, 0.25, 0.15)),
-                                     Shape::convex(hull)};
+  const std::vector<Shape> shapes = {Shape::sphere(0.2),
+                                     Shape::box(Vec3(0.3, 0.1, 0.2)),
+                                     Shape::capsule(0.1, 0.25),
+                                     Shape::box(Vec3(0.05, 0.25, 0.15)),
+                                     Shape::convex(hull),
+                                     Shape::ellipsoid(Vec3(0.3, 0.12, 0.2))};
   constexpr int kCases = 160;
   constexpr int kSamples = 1500;
   int hits = 0, misses = 0;

@@ -2,16 +2,12 @@
 // figures as a table or as the impetus-bench/1 JSON document (../docs/bench-format.md).
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
-#include <fstream>
-#include <iostream>
-#include <memory>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tools/bench/bench.h"
 #include "tools/bench/suites.h"
@@ -20,118 +16,39 @@ namespace impetus::bench {
 namespace {
 
 struct Suite {
-  const char* name;
+  std::string name;
   SuiteFn run;
-  const char* what;
+  std::string what;
 };
 
-// Suites whose source file is present in this build (see CMakeLists.txt).
+// Every suite in listing order, with the line --help shows for it.
+const std::vector<std::pair<std::string, std::string>> kDescriptions = {
+    {"scenes", "pile_boxes_1k, pile_spheres_1k: ms/step at 1 and 2 threads, penetration"},
+    {"ellipsoid", "paper 1: closest-approach iterations and ns/pair for the three methods"},
+    {"solver", "paper 5: orderings A/B/C, chain/tree scaling, Eigen LU, stack/chain accuracy"},
+    {"mcd", "papers 2-3: continuous minimum distance, capsules and meshes, per method"},
+    {"plane_toi", "convex vs plane time of impact: extreme-vertex method vs discrete steps"},
+    {"phong", "paper 2 section V: Phong penetration distance, cold/warm ms, direction continuity"},
+    {"cloth", "paper 4: self-collision culling (none, provot_tang3, tight_5pt), CCD cost"},
+};
+
+// Suites whose source file is present in this build: CMakeLists.txt writes one
+// IMPETUS_BENCH_SUITE(name) line per suite_<name>.cpp into bench_suite_list.inc, so that a suite
+// still being written elsewhere never breaks the link of the others.
 std::vector<Suite> suites() {
+  std::map<std::string, SuiteFn> present;
+#define IMPETUS_BENCH_SUITE(name) present[#name] = run_suite_##name;
+#include "bench_suite_list.inc"
+#undef IMPETUS_BENCH_SUITE
   std::vector<Suite> list;
-#ifdef IMPETUS_BENCH_HAS_SCENES
-  list.push_back({"scenes", run_suite_scenes,
-                  "pile_boxes_1k, pile_spheres_1k: ms/step at 1 and 2 threads, penetration"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_ELLIPSOID
-  list.push_back({"ellipsoid", run_suite_ellipsoid,
-                  "paper 1: closest-approach iterations and ns/pair for the three methods"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_SOLVER
-  list.push_back({"solver", run_suite_solver,
-                  "paper 5: orderings A/B/C, chain/tree scaling, Eigen LU, stack/chain accuracy"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_MCD
-  list.push_back({"mcd", run_suite_mcd,
-                  "papers 2-3: continuous minimum distance, capsules and meshes, per method"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_PLANE_TOI
-  list.push_back({"plane_toi", run_suite_plane_toi,
-                  "convex vs plane time of impact: extreme-vertex method vs discrete steps"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_PHONG
-  list.push_back({"phong", run_suite_phong,
-                  "paper 2 section V: Phong penetration distance, cold/warm ms, direction continuity"});
-#endif
-#ifdef IMPETUS_BENCH_HAS_CLOTH
-  list.push_back({"cloth", run_suite_cloth,
-                  "paper 4: self-collision culling (none, provot_tang3, tight_5pt), CCD cost"});
-#endif
+  for (const auto& [name, what] : kDescriptions) {
+    auto it = present.find(name);
+    if (it == present.end()) continue;
+    list.push_back({name, it->second, what});
+    present.erase(it);
+  }
+  for (const auto& [name, run] : present) list.push_back({name, run, "(no description)"});
   return list;
-}
-
-struct Machine {
-  std::string cpu = "unknown";
-  int threads = 1;
-  std::string build = IMPETUS_BUILD_TYPE;
-  std::string commit = "unknown";
-};
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    std::string::size_type colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string::size_type start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? "unknown" : line.substr(start);
-  }
-  return "unknown";
-}
-
-// The commit of the source tree now (a configure-time hash goes stale after the next commit).
-std::string git_commit(const std::string& source_dir) {
-  std::string command = "git -C '" + source_dir + "' rev-parse --short HEAD 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string hash;
-  if (pipe) {
-    char buffer[64];
-    while (std::fgets(buffer, sizeof buffer, pipe.get())) hash += buffer;
-  }
-  while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
-  if (!hash.empty()) return hash;
-  return IMPETUS_GIT_COMMIT;
-}
-
-Machine machine_info(const std::string& source_dir) {
-  Machine m;
-  m.cpu = cpu_model();
-  m.threads = omp_get_max_threads();
-  m.commit = git_commit(source_dir);
-  if (m.build.empty()) m.build = "unspecified";
-  return m;
-}
-
-void print_json(const std::string& suite, const Machine& m, const BenchReport& report) {
-  nlohmann::ordered_json doc;
-  doc["format"] = "impetus-bench/1";
-  doc["suite"] = suite;
-  doc["machine"] = {{"cpu", m.cpu}, {"threads", m.threads}, {"build", m.build},
-                    {"commit", m.commit}};
-  doc["figures"] = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : report.figures) doc["figures"][name] = value;
-  doc["skipped"] = report.skipped;
-  std::cout << doc.dump(2) << '\n';
-}
-
-void print_table(const std::string& suite, const Machine& m, const BenchReport& report) {
-  std::printf("impetus-bench %s\n", suite.c_str());
-  std::printf("machine: %s, %d threads, %s build, commit %s\n\n", m.cpu.c_str(), m.threads,
-              m.build.c_str(), m.commit.c_str());
-  std::size_t width = 6;
-  for (const auto& [name, value] : report.figures) width = std::max(width, name.size());
-  std::printf("%-*s  %s\n", static_cast<int>(width), "figure", "value");
-  for (const auto& [name, value] : report.figures) {
-    std::printf("%-*s  %.6g\n", static_cast<int>(width), name.c_str(), value);
-  }
-  if (!report.skipped.empty()) {
-    std::printf("\nskipped:\n");
-    for (const std::string& s : report.skipped) std::printf("  - %s\n", s.c_str());
-  }
-  if (!report.notes.empty()) {
-    std::printf("\nnotes:\n");
-    for (const std::string& s : report.notes) std::printf("  - %s\n", s.c_str());
-  }
 }
 
 void print_usage(std::FILE* out) {
@@ -141,7 +58,9 @@ void print_usage(std::FILE* out) {
                "  --quick       reduced sizes (CI smoke test)\n"
                "  --shared DIR  folder holding scenes/ (default: <source>/../shared)\n"
                "suites:\n");
-  for (const Suite& s : suites()) std::fprintf(out, "  %-10s %s\n", s.name, s.what);
+  for (const Suite& s : suites()) {
+    std::fprintf(out, "  %-10s %s\n", s.name.c_str(), s.what.c_str());
+  }
 }
 
 int run(int argc, char** argv) {
@@ -186,7 +105,7 @@ int run(int argc, char** argv) {
   }
   if (suite == nullptr) {
     std::string names;
-    for (const Suite& s : all) names += (names.empty() ? "" : ", ") + std::string(s.name);
+    for (const Suite& s : all) names += (names.empty() ? "" : ", ") + s.name;
     std::fprintf(stderr, "error: unknown suite '%s' (suites: %s)\n", suite_name.c_str(),
                  names.c_str());
     return 2;
@@ -194,11 +113,13 @@ int run(int argc, char** argv) {
 
   BenchReport report;
   int status = suite->run(options, report);
-  Machine m = machine_info(options.source_dir);
+  Machine machine = machine_info(omp_get_max_threads());
   if (options.json) {
-    print_json(suite->name, m, report);
+    print_json(suite->name, machine, report, false);
   } else {
-    print_table(suite->name, m, report);
+    std::printf("impetus-bench %s\n", suite->name.c_str());
+    print_machine(machine);
+    print_figures(report);
   }
   return status;
 }

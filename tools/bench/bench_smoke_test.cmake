@@ -3,26 +3,8 @@
 # the part it belongs to (e.g. when the shared benchmark scenes are not there).
 cmake_minimum_required(VERSION 3.25)
 # Inputs (-D): BENCH (the impetus-bench executable), SUITE.
-execute_process(COMMAND ${BENCH} ${SUITE} --json --quick
-                RESULT_VARIABLE rc OUTPUT_VARIABLE doc ERROR_VARIABLE log)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "impetus-bench ${SUITE} --json --quick exited ${rc}:\n${log}\n${doc}")
-endif()
-
-string(JSON format ERROR_VARIABLE error GET "${doc}" format)
-if(error OR NOT format STREQUAL "impetus-bench/1")
-  message(FATAL_ERROR "not an impetus-bench/1 document (${error}):\n${doc}")
-endif()
-string(JSON suite GET "${doc}" suite)
-if(NOT suite STREQUAL SUITE)
-  message(FATAL_ERROR "suite is '${suite}', expected '${SUITE}'")
-endif()
-foreach(key cpu threads build commit)
-  string(JSON value ERROR_VARIABLE error GET "${doc}" machine ${key})
-  if(error OR value STREQUAL "")
-    message(FATAL_ERROR "machine.${key} missing: ${error}")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake_smoke_check.cmake)
+impetus_smoke_document(doc ${SUITE} ${BENCH} ${SUITE} --json --quick)
 
 # Parts named by `skipped` entries: the text before the entry's first ':', split at '/' and ','
 # ("stack10/chain50: ... not found" names stack10 and chain50).
@@ -91,8 +73,8 @@ endif()
 # A required figure may only be absent when `skipped` names its part (its first dotted name).
 foreach(figure ${required})
   string(REGEX REPLACE "\\..*$" "" part "${figure}")
-  string(JSON type ERROR_VARIABLE error TYPE "${doc}" figures ${figure})
-  if(NOT error AND type STREQUAL "NUMBER")
+  impetus_smoke_is_number(is_number "${doc}" ${figure})
+  if(is_number)
     continue()
   endif()
   if(part IN_LIST skipped_parts)

@@ -1,6 +1,7 @@
 #pragma once
 // The impetus-bench suites, one per suite_<name>.cpp; bench_main.cpp registers each one whose
-// file is present (IMPETUS_BENCH_HAS_<NAME>, set by CMakeLists.txt). A suite fills the report
+// file is present (CMakeLists.txt writes one IMPETUS_BENCH_SUITE(name) line per file into
+// bench_suite_list.inc in the build folder). A suite fills the report
 // and returns 0, or non-zero when something that should have run failed.
 #include "tools/bench/bench.h"
 

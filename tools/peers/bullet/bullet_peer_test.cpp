@@ -10,17 +10,10 @@
 #include "tools/peers/bullet/bullet_cloth_world.h"
 #include "tools/peers/bullet/bullet_rigid_world.h"
 #include "tools/peers/bullet/scene_probe.h"
+#include "tools/peers/peer_test_support.h"
 
 namespace impetus::peers {
 namespace {
-
-BodyDef dynamic_body(const std::string& name, const Shape& shape, const Vec3& position) {
-  BodyDef b;
-  b.name = name;
-  b.shape = shape;
-  b.position = position;
-  return b;
-}
 
 TEST(SelfIntersectionSweep, MatchesAllPairsOnCrumpledGrids) {
   std::mt19937 rng(7);
@@ -56,26 +49,13 @@ TEST(SelfIntersectionSweep, TwoCrossingTrianglesAndTouchingOnes) {
 }
 
 TEST(BulletRigidWorld, FreeFallMatchesSemiImplicitEulerClosedForm) {
-  SceneDef scene;
-  scene.name = "fall";
-  scene.world.dt = 0.01;
-  scene.world.gravity = Vec3(0, 0, -9.81);
-  BodyDef ball = dynamic_body("ball", Shape::sphere(0.1), Vec3(0.5, -0.25, 3.0));
-  ball.linear_velocity = Vec3(1.0, 0.0, 2.0);
-  scene.bodies.push_back(ball);
+  SceneDef scene = free_fall_scene();
   BulletRigidWorld world(scene);
   const int n = 50;
   for (int i = 0; i < n; ++i) world.step();
   std::vector<ProbeBodyState> states;
   world.read_states(states);
-  // v_k = v0 + k h g, x_n = x0 + h Σ_{k=1..n} v_k = x0 + n h v0 + h² g n(n+1)/2.
-  const double h = scene.world.dt;
-  Vec3 expected = ball.position + n * h * ball.linear_velocity +
-                  h * h * scene.world.gravity * (n * (n + 1) / 2.0);
-  EXPECT_NEAR((states[0].pose.position - expected).norm(), 0.0, 1e-9);
-  EXPECT_NEAR((states[0].linear_velocity - (ball.linear_velocity + n * h * scene.world.gravity))
-                  .norm(),
-              0.0, 1e-9);
+  expect_semi_implicit_euler_free_fall(scene, n, states[0]);
 }
 
 TEST(BulletRigidWorld, HingeAngleIsThatOfBodyARelativeToBodyB) {

@@ -4,44 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <memory>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/scene_loader.h"
 
 namespace impetus::peers {
 namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    std::string::size_type colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string::size_type start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? "unknown" : line.substr(start);
-  }
-  return "unknown";
-}
-
-// The commit of the source tree at run time; the configure-time hash is the fallback.
-std::string git_commit() {
-  std::string command = std::string("git -C '") + IMPETUS_SOURCE_DIR +
-                        "' rev-parse --short HEAD 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string hash;
-  if (pipe) {
-    char buffer[64];
-    while (std::fgets(buffer, sizeof buffer, pipe.get())) hash += buffer;
-  }
-  while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
-  return hash.empty() ? std::string(IMPETUS_GIT_COMMIT) : hash;
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -175,46 +143,16 @@ long long steps_for(const SceneDef& scene, const PeerOptions& options) {
 
 void print_peer_report(const std::string& suite, const PeerOptions& options,
                        const PeerReport& report) {
-  const std::string cpu = cpu_model();
-  const std::string commit = git_commit();
-  const std::string build = IMPETUS_BUILD_TYPE;
   // The peers step on one thread, and impetus is run with threads = 1 beside them.
-  const int threads = 1;
+  bench::Machine machine = bench::machine_info(1);
+  machine.extra = report.machine_extra;
   if (options.json) {
-    nlohmann::ordered_json doc;
-    doc["format"] = "impetus-bench/1";
-    doc["suite"] = suite;
-    doc["machine"] = {{"cpu", cpu}, {"threads", threads},
-                      {"build", build.empty() ? "unspecified" : build}, {"commit", commit}};
-    for (const auto& [key, value] : report.machine_extra) doc["machine"][key] = value;
-    doc["figures"] = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : report.figures) doc["figures"][name] = value;
-    doc["skipped"] = report.skipped;
-    doc["notes"] = report.notes;
-    std::cout << doc.dump(2) << '\n';
+    bench::print_json(suite, machine, report, true);
     return;
   }
   std::printf("%s (impetus-bench/1 suite %s)\n", suite.c_str(), suite.c_str());
-  std::printf("machine: %s, %d thread, %s build, commit %s\n", cpu.c_str(), threads,
-              build.c_str(), commit.c_str());
-  for (const auto& [key, value] : report.machine_extra) {
-    std::printf("  %s: %s\n", key.c_str(), value.c_str());
-  }
-  std::printf("\n");
-  std::size_t width = 6;
-  for (const auto& [name, value] : report.figures) width = std::max(width, name.size());
-  std::printf("%-*s  %s\n", static_cast<int>(width), "figure", "value");
-  for (const auto& [name, value] : report.figures) {
-    std::printf("%-*s  %.6g\n", static_cast<int>(width), name.c_str(), value);
-  }
-  if (!report.skipped.empty()) {
-    std::printf("\nskipped:\n");
-    for (const std::string& s : report.skipped) std::printf("  - %s\n", s.c_str());
-  }
-  if (!report.notes.empty()) {
-    std::printf("\nnotes:\n");
-    for (const std::string& s : report.notes) std::printf("  - %s\n", s.c_str());
-  }
+  bench::print_machine(machine);
+  bench::print_figures(report);
 }
 
 }  // namespace impetus::peers

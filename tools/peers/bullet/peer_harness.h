@@ -1,13 +1,15 @@
 #pragma once
 // Shared by the peer benchmark programs (impetus-peer-bullet, impetus-peer-mujoco): command
 // line, scene loading through impetus's own loader, and the readable table or impetus-bench/1
-// JSON document (../shared/spec/bench-format.md) they print. The MuJoCo peer compiles this file
-// too (tools/peers/mujoco/CMakeLists.txt), so it depends on impetus only, never on a peer.
+// JSON document (../shared/spec/bench-format.md) they print, through impetus-bench's own printers
+// (tools/bench/bench.h). It is the library impetus_peer_harness (../CMakeLists.txt), which the
+// MuJoCo peer links too, so it depends on impetus only, never on a peer.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "engine/world_def.h"
+#include "tools/bench/bench.h"
 
 namespace impetus::peers {
 
@@ -21,11 +23,10 @@ struct PeerOptions {
   std::map<std::string, double> settings;  // --set KEY=VALUE: peer-specific modelling knobs
 };
 
-struct PeerReport {
-  std::map<std::string, double> figures;  // flat dotted names -> numbers
-  std::vector<std::string> skipped;       // "<scene>: why"
-  std::vector<std::string> notes;         // how scenes were modelled; shown in both outputs
-  std::map<std::string, std::string> machine_extra;  // extra machine.* strings (peer version ...)
+/// figures, skipped ("<scene>: why") and notes (how scenes were modelled; unlike impetus-bench's,
+/// printed in the JSON document too), plus extra machine.* strings (the peer's version ...).
+struct PeerReport : bench::BenchReport {
+  std::map<std::string, std::string> machine_extra;
 };
 
 /// Parses `--json --quick --no-impetus --scenes DIR --only a,b --steps N --set KEY=VALUE`. Returns 0 to run,

@@ -9,17 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "collision/distance.h"
+#include "tools/bench/bench.h"
 #include "tools/peers/fcl/fcl_geometry.h"
 #include "tools/peers/fcl/peer_pairs.h"
 
@@ -27,18 +24,7 @@ namespace impetus::peers {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> values) {
-  if (values.empty()) return std::nan("");
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid),
-                   values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
-}
+using bench::median;
 
 // Times `repeats` samples of `batch` back-to-back calls of `fn`; the median per call in µs
 // (batches keep sub-µs queries above the clock's resolution).
@@ -169,31 +155,6 @@ CategoryFigures run_category(const PairCategory& category, int repeats) {
   return f;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const std::string::size_type colon = line.find(':');
-    const std::string::size_type start = line.find_first_not_of(" \t", colon + 1);
-    return start == std::string::npos ? "unknown" : line.substr(start);
-  }
-  return "unknown";
-}
-
-std::string git_commit() {
-  std::string command = std::string("git -C '") + IMPETUS_SOURCE_DIR +
-                        "' rev-parse --short HEAD 2>/dev/null";
-  std::string hash;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[64];
-    while (std::fgets(buffer, sizeof buffer, pipe)) hash += buffer;
-    pclose(pipe);
-  }
-  while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
-  return hash.empty() ? "unknown" : hash;
-}
-
 int run(int argc, char** argv) {
   bool json = false;
   bool quick = false;
@@ -223,7 +184,8 @@ int run(int argc, char** argv) {
   const int repeats = quick ? 3 : 11;
   const std::vector<PairCategory> categories = make_pair_categories(count, 20240611);
 
-  std::map<std::string, double> figures;
+  bench::BenchReport report;
+  std::map<std::string, double>& figures = report.figures;
   for (const PairCategory& category : categories) {
     const CategoryFigures f = run_category(category, repeats);
     const std::string& n = category.name;
@@ -250,27 +212,13 @@ int run(int argc, char** argv) {
     if (category.triangles > 0) figures[n + ".triangles"] = category.triangles;
   }
 
-  const std::string cpu = cpu_model();
-  const std::string commit = git_commit();
-  const std::string build = std::string(IMPETUS_BUILD_TYPE).empty() ? "unspecified"
-                                                                      : IMPETUS_BUILD_TYPE;
+  const bench::Machine machine = bench::machine_info(1);
   if (json) {
-    nlohmann::ordered_json doc;
-    doc["format"] = "impetus-bench/1";
-    doc["suite"] = "peer_fcl";
-    doc["machine"] = {{"cpu", cpu}, {"threads", 1}, {"build", build}, {"commit", commit}};
-    doc["figures"] = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : figures) {
-      doc["figures"][name] = std::isfinite(value) ? nlohmann::ordered_json(value)
-                                                  : nlohmann::ordered_json(nullptr);
-    }
-    doc["skipped"] = nlohmann::ordered_json::array();
-    std::cout << doc.dump(2) << '\n';
+    bench::print_json("peer_fcl", machine, report, false);
     return 0;
   }
   std::printf("impetus-peer-fcl (FCL %s)%s\n", FCL_VERSION, quick ? " --quick" : "");
-  std::printf("machine: %s, 1 thread, %s build, commit %s\n\n", cpu.c_str(), build.c_str(),
-              commit.c_str());
+  bench::print_machine(machine);
   std::printf("%-16s %6s %11s %11s %8s %11s %11s %11s %11s %5s %13s %13s\n", "pair", "pairs",
               "impetus us", "fcl us", "fcl/imp", "imp us sep", "fcl us sep", "imp us ovl",
               "fcl us ovl", "sep", "max|diff|sep", "max|diff|ovl");

@@ -7,17 +7,10 @@
 #include "tools/peers/bullet/scene_probe.h"
 #include "tools/peers/mujoco/mjcf_writer.h"
 #include "tools/peers/mujoco/mujoco_world.h"
+#include "tools/peers/peer_test_support.h"
 
 namespace impetus::peers {
 namespace {
-
-BodyDef dynamic_body(const std::string& name, const Shape& shape, const Vec3& position) {
-  BodyDef b;
-  b.name = name;
-  b.shape = shape;
-  b.position = position;
-  return b;
-}
 
 // Exit/entry speed of a unit-mass spring–damper contact x'' = −2ζω x' − ω² x entered at
 // speed 1, integrated finely until it separates (x back to 0): an independent reference for
@@ -43,25 +36,14 @@ TEST(MjcfWriter, RestitutionDampingRatioBouncesBackE) {
 }
 
 TEST(MujocoWorld, FreeFallMatchesSemiImplicitEulerClosedForm) {
-  SceneDef scene;
-  scene.name = "fall";
-  scene.world.dt = 0.01;
-  BodyDef ball = dynamic_body("ball", Shape::sphere(0.1), Vec3(0.5, -0.25, 3.0));
-  ball.linear_velocity = Vec3(1.0, 0.0, 2.0);
-  scene.bodies.push_back(ball);
+  SceneDef scene = free_fall_scene();
   MujocoWorld world(scene);
   const int n = 50;
   for (int i = 0; i < n; ++i) world.step();
   world.update_kinematics();
   std::vector<ProbeBodyState> states;
   world.read_states(states);
-  const double h = scene.world.dt;
-  Vec3 expected = ball.position + n * h * ball.linear_velocity +
-                  h * h * scene.world.gravity * (n * (n + 1) / 2.0);
-  EXPECT_NEAR((states[0].pose.position - expected).norm(), 0.0, 1e-9);
-  EXPECT_NEAR((states[0].linear_velocity - (ball.linear_velocity + n * h * scene.world.gravity))
-                  .norm(),
-              0.0, 1e-9);
+  expect_semi_implicit_euler_free_fall(scene, n, states[0]);
 }
 
 TEST(MujocoWorld, BallJointChainKeepsItsAnchorsExactly) {

@@ -13,6 +13,7 @@
 #include <Eigen/LU>
 #include <omp.h>
 
+#include "collision/base/parallel.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/constraint_rows.h"
 
@@ -182,7 +183,7 @@ void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>
     return;
   }
   const int classes = static_cast<int>(colour_start_.size()) - 1;
-  const int t = threads > 0 ? threads : omp_get_max_threads();
+  const int t = usable_threads(threads);
   // One parallel region per sweep; the implicit barrier of each `omp for` separates classes.
   // Blocks of one class touch disjoint bodies, and the last class (overflow) runs serially.
 #pragma omp parallel num_threads(t)

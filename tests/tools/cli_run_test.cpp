@@ -156,6 +156,7 @@ TEST_F(CliTest, DivergenceExitsThreeAndStillWritesSummary) {
 // ---- determinism --------------------------------------------------------------------------------
 
 TEST_F(CliTest, SameResultsAcrossRunsAndThreadCounts) {
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);  // the runs inherit it: parallel even on a busy machine
   write_text(path("scene.json"), pile_scene().dump());
   std::vector<json> summaries;
   std::vector<std::string> trajectories;

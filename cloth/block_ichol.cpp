@@ -10,6 +10,7 @@ void BlockIncompleteCholesky::factor(const BlockCsrMatrix& A, const ScalarCsrMat
   constrained_ = constrained;
   const int n = A.rows;
   factor_.resize(A.blocks.size());
+  compensation_.assign(n, 0.0);
   const bool bend = Q.rows == n && c != 0;
   for (int i = 0; i < n; ++i) {
     const int begin = A.row_offsets[i], end = A.row_offsets[i + 1], d = A.diagonal[i];
@@ -32,25 +33,29 @@ void BlockIncompleteCholesky::factor(const BlockCsrMatrix& A, const ScalarCsrMat
       factor_[p] = w;
     }
     const Mat3 original_diagonal = factor_[d];
+    factor_[d].diagonal().array() += compensation_[i];
     // IKJ elimination: for each k < i in the row, L_ik = W_ik U_kk⁻¹, then W_ij −= L_ik U_kj
-    // for the j > k present in both rows (zero fill).
+    // for the j > k present in both rows (zero fill). A dropped fill block F = L_ik U_kj at
+    // (i, j), j > i, adds ‖F‖_F·I to the diagonal blocks i and j; its mirror at (j, i) is the
+    // fill L_jk U_ki dropped in row j with the same k (= Fᵀ for a symmetric matrix), so each
+    // pair is compensated once, here.
     for (int p = begin; p < d; ++p) {
       const int k = A.cols[p];
       if (constrained[k]) continue;
       const Mat3 l = factor_[p] * factor_[A.diagonal[k]];
       factor_[p] = l;
-      int pk = A.diagonal[k] + 1;
+      int pi = p + 1;
       const int k_end = A.row_offsets[k + 1];
-      for (int pi = p + 1; pi < end && pk < k_end;) {
-        const int ji = A.cols[pi], jk = A.cols[pk];
-        if (ji < jk) {
-          ++pi;
-        } else if (jk < ji) {
-          ++pk;
-        } else {
+      for (int pk = A.diagonal[k] + 1; pk < k_end; ++pk) {
+        const int jk = A.cols[pk];
+        while (pi < end && A.cols[pi] < jk) ++pi;
+        if (pi < end && A.cols[pi] == jk) {
           factor_[pi].noalias() -= l * factor_[pk];
-          ++pi;
-          ++pk;
+        } else if (jk > i) {
+          const Mat3 fill = l * factor_[pk];
+          const double norm = fill.norm();
+          factor_[d].diagonal().array() += norm;
+          compensation_[jk] += norm;
         }
       }
     }

@@ -170,6 +170,9 @@ void ClothBvh::build(const ClothTopology& topology, const std::vector<Vec3>& res
     } while (cur != start && loop.size() <= sorted.size());
     if (simple && loop.size() == sorted.size()) loops[n] = std::move(loop);
   }
+  stamp_.assign(topology.vertex_count, 0);
+  loop_position_.assign(topology.vertex_count, 0);
+  stamp_token_ = 0;
   loop_offsets_.assign(nn + 1, 0);
   loop_vertices_.clear();
   for (int n = 0; n < nn; ++n) {
@@ -309,8 +312,17 @@ void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed
         box_[n] = b;
         changed_[n] = changed_[node.left] || changed_[node.right];
         if (swept && mode != ConeCulling::None) {
-          cone_[n] = mode == ConeCulling::ProvotTang3 ? merge_provot(cone_[node.left], cone_[node.right])
-                                                     : merge_tight(cone_[node.left], cone_[node.right]);
+          const NormalCone& cl = cone_[node.left];
+          const NormalCone& cr = cone_[node.right];
+          // Both merges are at least as wide as either input (Provot: β/2 + max(α1, α2); Alg. 1:
+          // a containing input, else α − αi = (β ± (α2 − α1))/2 > 0), so a child of π/2 or more
+          // makes this node, its ancestors and every union with it unculled whatever its cone
+          // is: mark it full and skip the trigonometry (most of a crumpled cloth's upper tree).
+          if (cl.angle >= kHalfPi || cr.angle >= kHalfPi) {
+            cone_[n] = NormalCone{Vec3::UnitZ(), kPi};
+          } else {
+            cone_[n] = mode == ConeCulling::ProvotTang3 ? merge_provot(cl, cr) : merge_tight(cl, cr);
+          }
         }
       }
     });
@@ -376,45 +388,65 @@ bool ClothBvh::loop_contour_ok(const int* loop, int m, const Vec3& a, const std:
 
 bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const {
   if (!is_disk(a) || !is_disk(b)) return false;
+  // A merged cone is at least as wide as either input (see refit_levels).
+  if (cone_[a].angle >= kHalfPi || cone_[b].angle >= kHalfPi) return false;
   const NormalCone merged = mode_ == ConeCulling::ProvotTang3 ? merge_provot(cone_[a], cone_[b])
                                                               : merge_tight(cone_[a], cone_[b]);
   if (!(merged.angle < kHalfPi)) return false;
-  // Directed boundary of the union: both loops' edges minus the shared ones (which the two
-  // consistently oriented patches traverse in opposite directions).
-  union_edges_.clear();
-  for (int n : {a, b}) {
-    const int begin = loop_offsets_[n], m = loop_offsets_[n + 1] - begin;
-    for (int k = 0; k < m; ++k)
-      union_edges_.push_back({loop_vertices_[begin + k], loop_vertices_[begin + (k + 1) % m]});
+  // Directed boundary of the union: both loops' edges minus the shared ones, which the two
+  // consistently oriented patches traverse in opposite directions. The union is a disk with a
+  // simple boundary exactly when the shared edges form one run and no other vertex is on both
+  // loops (two runs would leave an annulus; a vertex shared off the run, a pinch). Linear in
+  // the loop lengths: loop a's vertices are stamped with their position in a, so b's edge
+  // p → q is shared when q comes just before p in a.
+  const int* la = loop_vertices_.data() + loop_offsets_[a];
+  const int* lb = loop_vertices_.data() + loop_offsets_[b];
+  const int ma = loop_offsets_[a + 1] - loop_offsets_[a];
+  const int mb = loop_offsets_[b + 1] - loop_offsets_[b];
+  if (stamp_token_ == std::numeric_limits<int>::max()) {
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    stamp_token_ = 0;
   }
-  std::sort(union_edges_.begin(), union_edges_.end());
-  std::vector<std::array<int, 2>>& e = union_edges_;
-  size_t kept = 0;
-  bool shared = false;
-  for (size_t i = 0; i < e.size(); ++i) {
-    const std::array<int, 2> reversed{e[i][1], e[i][0]};
-    if (std::binary_search(e.begin(), e.end(), reversed)) {
-      shared = true;
-      continue;
+  const int token = ++stamp_token_;
+  for (int k = 0; k < ma; ++k) {
+    stamp_[la[k]] = token;
+    loop_position_[la[k]] = k;
+  }
+  auto shared_edge = [&](int k) {  // edge k of b, lb[k] → lb[k + 1]
+    const int p = lb[k], q = lb[k + 1 == mb ? 0 : k + 1];
+    if (stamp_[p] != token || stamp_[q] != token) return false;
+    const int next = loop_position_[q] + 1;
+    return loop_position_[p] == (next == ma ? 0 : next);
+  };
+  union_shared_.resize(mb);
+  int shared = 0;
+  for (int k = 0; k < mb; ++k) {
+    union_shared_[k] = shared_edge(k) ? 1 : 0;
+    shared += union_shared_[k];
+  }
+  int runs = 0, run_end = -1;
+  for (int k = 0; k < mb; ++k) {
+    if (union_shared_[k] && !union_shared_[k + 1 == mb ? 0 : k + 1]) {
+      ++runs;
+      run_end = k;
     }
-    e[kept++] = e[i];
   }
-  if (!shared) return false;  // not adjacent along an edge: the union is no disk
-  e.resize(kept);
-  // One simple cycle through all remaining edges (every vertex starts exactly one edge).
-  for (size_t i = 1; i < e.size(); ++i)
-    if (e[i][0] == e[i - 1][0]) return false;
-  if (e.size() < 3) return false;
+  if (runs != 1 || ma + mb - 2 * shared < 3) return false;
+  // b's run goes lb[s] → … → lb[e + 1] and a's, reversed, lb[e + 1] → … → lb[s]. The union's
+  // boundary: b from lb[e + 1] on to just before lb[s], then a from lb[s] on to just before
+  // lb[e + 1]. A vertex strictly inside b's remaining path that is also on a is a pinch.
   union_loop_.clear();
-  int cur = e[0][0];
-  const int start = cur;
-  do {
-    union_loop_.push_back(cur);
-    auto it = std::lower_bound(e.begin(), e.end(), std::array<int, 2>{cur, std::numeric_limits<int>::min()});
-    if (it == e.end() || (*it)[0] != cur) return false;
-    cur = (*it)[1];
-  } while (cur != start && union_loop_.size() <= e.size());
-  if (cur != start || union_loop_.size() != e.size()) return false;
+  const int b_first = run_end + 1 == mb ? 0 : run_end + 1;
+  const int b_count = mb - shared;
+  for (int i = 0; i < b_count; ++i) {
+    const int v = lb[(b_first + i) % mb];
+    if (i > 0 && stamp_[v] == token) return false;
+    union_loop_.push_back(v);
+  }
+  const int run_start_vertex = lb[(b_first + b_count) % mb];
+  const int a_first = loop_position_[run_start_vertex];
+  const int a_count = ma - shared;
+  for (int i = 0; i < a_count; ++i) union_loop_.push_back(la[(a_first + i) % ma]);
   return loop_contour_ok(union_loop_.data(), static_cast<int>(union_loop_.size()), merged.axis, x0, u);
 }
 

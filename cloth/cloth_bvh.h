@@ -118,8 +118,12 @@ class ClothBvh {
   ConeCulling mode_ = ConeCulling::None;  // cones of the last refit_swept
   bool swept_current_ = false;  // the last refit was refit_swept (boxes and cones swept)
   double swept_pad_ = 0;        // its pad
-  mutable std::vector<std::array<int, 2>> union_edges_;  // traversal scratch (serial)
+  // Traversal scratch (serial): union_culled's boundary loop, and per vertex a stamp (= the
+  // current union test's token when on its first loop) and the position in that loop.
   mutable std::vector<int> union_loop_;
+  mutable std::vector<char> union_shared_;  // per edge of the second loop
+  mutable std::vector<int> stamp_, loop_position_;
+  mutable int stamp_token_ = 0;
   std::vector<int> orphan_offsets_;
 };
 

@@ -37,7 +37,7 @@ void ImplicitSolver::apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& 
 
 void ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
                                   std::vector<Vec3>& z, int threads) const {
-  if (use_ichol_) {
+  if (use_ichol_now_) {
     ichol_.apply(r, z);
     return;
   }
@@ -77,11 +77,10 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   std::vector<double>& part_a = part_a_;
   std::vector<double>& part_b = part_b_;
 
-  // Preconditioner and constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
-  if (use_ichol_) ichol_.factor(blocks, bending, cb, constrained);
+  // Constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
   cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     // The block-Jacobi inverse is kept also with the incomplete factorisation: it is the
-    // fallback when that factorisation turns out unstable (below).
+    // stability reference and the fallback (below).
     Mat3 d = blocks.blocks[blocks.diagonal[i]];
     if (bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
     inv_diag_[i] = d.inverse();
@@ -92,20 +91,22 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
       r_[i] = b[i];
     }
   });
+  use_ichol_now_ = false;
   precondition(constrained, r_, s_, threads);
   double delta0 = deterministic_dot(r_, s_, threads);
   if (use_ichol_) {
-    // IC(0) without pivoting can be unstable on large grids (its triangular solves grow the
-    // residual: δ0 ~ 1e260 on a 120×120 cloth). Compare δ0 with block Jacobi's, which is
-    // always stable, and drop the factorisation for good when it is off by orders of magnitude.
-    use_ichol_ = false;
+    // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
+    // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
+    // else block Jacobi preconditions this solve.
+    const double jacobi_delta0 = delta0;
+    ichol_.factor(blocks, bending, cb, constrained);
+    use_ichol_now_ = true;
     precondition(constrained, r_, s_, threads);
-    const double jacobi_delta0 = deterministic_dot(r_, s_, threads);
-    if (std::isfinite(delta0) && delta0 > 0 && delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
-      use_ichol_ = true;
-      precondition(constrained, r_, s_, threads);
+    const double ichol_delta0 = deterministic_dot(r_, s_, threads);
+    if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
+      delta0 = ichol_delta0;
     } else {
-      delta0 = jacobi_delta0;
+      use_ichol_now_ = false;
     }
   }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cloth/cloth_mesh.h"
+#include "engine/cloth_from_def.h"
 #include "engine/world_impl.h"
 
 namespace impetus {
@@ -23,20 +24,10 @@ int World::create_cloth(const ClothDef& def) {
   const int n = static_cast<int>(mesh.vertices.size());
   if (n < 3 || mesh.triangles.empty())
     throw std::invalid_argument("cloth '" + def.name + "': needs at least one triangle");
-  ClothParams params;
-  params.areal_density = def.areal_density;
-  params.stretch_stiffness = def.stretch_stiffness;
-  params.shear_stiffness = def.shear_stiffness;
-  params.bend_stiffness = def.bend_stiffness;
-  params.damping = def.damping;
-  params.thickness = def.thickness;
-  params.friction = def.friction;
-  params.self_collision = def.self_collision;
-  params.threads = w.def.threads;
   for (int v : def.pin) {
     if (v < 0 || v >= n) throw std::invalid_argument("cloth '" + def.name + "': pin index out of range");
-    params.pinned.push_back(v);
   }
+  const ClothParams params = cloth_params_from_def(def, w.def.threads);
   ClothSim sim(mesh, params);
   for (const ClothAttachDef& a : def.attach) {
     if (a.vertex < 0 || a.vertex >= n || a.body < 0 || a.body >= static_cast<int>(w.bodies.size()))

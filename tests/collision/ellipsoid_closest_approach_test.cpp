@@ -148,6 +148,42 @@ TEST(EllipsoidClosestApproach, DerivativeMatchesFiniteDifferences) {
   }
 }
 
+// f'(u) near the ends of (0, 1) and for elongated ellipsoids (γ up to 1000), where E_u is
+// badly conditioned and f varies over orders of magnitude; also across u = 15/16, where the
+// implementation switches between two algebraically equal forms of (E1 − E2) w. Reference:
+// Richardson-extrapolated central differences of f with a step scaled to the distance to the
+// nearer end (error O(h⁴)). At γ = 1000 E_u's condition number reaches ~1e7 and f' in doubles is
+// good to ~1e-5 relative only (measured against a long-double evaluation, for the former code as
+// for this one), and the differences of f are noisier still, hence the wider tolerance there.
+TEST(EllipsoidClosestApproach, DerivativeMatchesFiniteDifferencesNearTheEnds) {
+  Sampler s(11);
+  auto f_at = [](const Vec3& ra, const Vec3& rb, const Mat3& R, const Vec3& n, double u) {
+    return ellipsoid_closest_approach_equation(ra, rb, R, n, u).f;
+  };
+  for (int i = 0; i < 60; ++i) {
+    double gamma = i < 20 ? 10.0 : (i < 40 ? 100.0 : 1000.0);
+    Vec3 ra = s.radii(gamma, i % 2 == 0 ? 1.0 : 3.0);
+    Vec3 rb = s.radii(gamma, i % 2 == 0 ? 3.0 : 1.0);
+    Mat3 R = s.rotation().toRotationMatrix();
+    Vec3 n = s.direction();
+    for (double u : {1e-3, 0.01, 0.5, 0.93, 0.9375, 0.94, 0.99, 0.999}) {
+      const double h = 1e-3 * std::min(u, 1.0 - u);
+      auto central = [&](double step) {
+        return (f_at(ra, rb, R, n, u + step) - f_at(ra, rb, R, n, u - step)) / (2.0 * step);
+      };
+      double fd = (4.0 * central(0.5 * h) - central(h)) / 3.0;
+      double df = ellipsoid_closest_approach_equation(ra, rb, R, n, u).df;
+      const double tolerance = gamma < 1000.0 ? 1e-6 : 1e-3;
+      EXPECT_NEAR(df, fd, tolerance * std::abs(fd)) << "gamma " << gamma << " u " << u;
+    }
+    // Both sides of the switch at u = 15/16 give the same f' (f' is smooth there).
+    double below = ellipsoid_closest_approach_equation(ra, rb, R, n, 0.9375 - 1e-12).df;
+    double above = ellipsoid_closest_approach_equation(ra, rb, R, n, 0.9375 + 1e-12).df;
+    const double tolerance = gamma < 1000.0 ? 1e-8 : 1e-5;
+    EXPECT_NEAR(below, above, tolerance * std::abs(above)) << "gamma " << gamma;
+  }
+}
+
 TEST(EllipsoidClosestApproach, SpheresHaveClosedForm) {
   Sampler s(2);
   for (ClosestApproachMethod m : kAllMethods) {

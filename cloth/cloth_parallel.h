@@ -15,10 +15,10 @@
 // run at the same time, they only add barrier waits. The thread count never affects results.
 #include <cstddef>
 #include <omp.h>
-#include <stdlib.h>
 
 #include <atomic>
-#include <thread>
+
+#include "collision/base/parallel.h"
 
 namespace impetus {
 
@@ -36,19 +36,15 @@ inline ClothParallelTuning& cloth_parallel_tuning() {
   return tuning;
 }
 
-/// Threads worth using now for a request of `threads` (0 = all cores): at most the idle cores
-/// plus the calling thread, at least 1.
+/// Threads worth using now for a request of `threads` (0 = all cores): usable_threads()
+/// (collision/base/parallel.h: at most the idle cores plus the calling thread), unless a test
+/// turned the load gate off.
 inline int cloth_usable_threads(int threads) {
-  int t = threads > 0 ? threads : omp_get_max_threads();
-  if (t <= 1) return 1;
-  double load = 0;
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  if (cloth_parallel_tuning().load_gate.load(std::memory_order_relaxed) && cores > 0 && getloadavg(&load, 1) == 1) {
-    const double room = static_cast<double>(cores) - load + 1.0;
-    const int usable = room < 1.0 ? 1 : static_cast<int>(room);
-    if (usable < t) t = usable;
+  if (!cloth_parallel_tuning().load_gate.load(std::memory_order_relaxed)) {
+    const int t = threads > 0 ? threads : omp_get_max_threads();
+    return t < 1 ? 1 : t;
   }
-  return t;
+  return usable_threads(threads);
 }
 
 /// body(chunk, begin, end) for the chunks of [0, n).

@@ -4,7 +4,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "collision/mass_properties.h"
 #include "tools/peers/bullet/bullet_rigid_world.h"
 #include "tools/peers/bullet/scene_probe.h"
 
@@ -57,26 +56,7 @@ BulletClothWorld::BulletClothWorld(const SceneDef& scene, const BulletClothSetti
     } else {
       shape = make_bullet_shape(def.shape);
     }
-    if (!shape) {
-      throw std::runtime_error(std::string("body '") + def.name + "': " +
-                               shape_type_name(def.shape.type) + " shapes are not modelled");
-    }
-    const MaterialDef& material = scene.world.materials[def.material];
-    double mass = 0;
-    btVector3 inertia(0, 0, 0);
-    if (def.motion == MotionType::Dynamic) {
-      MassProperties mp = def.mass ? compute_mass_properties_with_mass(def.shape, *def.mass)
-                                   : compute_mass_properties(def.shape, material.density);
-      mass = mp.mass;
-      inertia = to_bullet(Vec3(mp.inertia.diagonal()));
-    }
-    btRigidBody::btRigidBodyConstructionInfo ci(mass, nullptr, shape.get(), inertia);
-    ci.m_startWorldTransform = to_bullet(pose);
-    ci.m_friction = material.friction;
-    ci.m_restitution = material.restitution;
-    auto body = std::make_unique<btRigidBody>(ci);
-    body->setLinearVelocity(to_bullet(def.linear_velocity));
-    body->setAngularVelocity(to_bullet(def.angular_velocity));
+    auto body = make_bullet_body(scene, def, shape.get(), pose);
     world_->addRigidBody(body.get());
     shapes_.push_back(std::move(shape));
     bodies_.push_back(std::move(body));

@@ -53,6 +53,37 @@ Pose from_bullet(const btTransform& transform) {
   return Pose{from_bullet(transform.getOrigin()), Quat(q.w(), q.x(), q.y(), q.z())};
 }
 
+std::unique_ptr<btRigidBody> make_bullet_body(const SceneDef& scene, const BodyDef& def,
+                                              btCollisionShape* shape, const Pose& pose) {
+  if (!shape) {
+    throw std::runtime_error(std::string("body '") + def.name + "': " +
+                             shape_type_name(def.shape.type) + " shapes are not modelled");
+  }
+  const MaterialDef& material = scene.world.materials[def.material];
+  double mass = 0;
+  btVector3 inertia(0, 0, 0);
+  if (def.motion == MotionType::Dynamic) {
+    MassProperties mp = def.mass ? compute_mass_properties_with_mass(def.shape, *def.mass)
+                                 : compute_mass_properties(def.shape, material.density);
+    mass = mp.mass;
+    // Primitives: centre of mass at the body origin, principal axes = local axes.
+    inertia = to_bullet(Vec3(mp.inertia.diagonal()));
+  }
+  btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape, inertia);
+  info.m_startWorldTransform = to_bullet(pose);
+  info.m_friction = material.friction;
+  info.m_restitution = material.restitution;
+  auto body = std::make_unique<btRigidBody>(info);
+  if (def.motion == MotionType::Dynamic) {
+    body->setLinearVelocity(to_bullet(def.linear_velocity));
+    body->setAngularVelocity(to_bullet(def.angular_velocity));
+  } else if (def.motion == MotionType::Kinematic) {
+    body->setCollisionFlags(body->getCollisionFlags() | btCollisionObject::CF_KINEMATIC_OBJECT);
+    body->setActivationState(DISABLE_DEACTIVATION);
+  }
+  return body;
+}
+
 std::unique_ptr<btCollisionShape> make_bullet_shape(const Shape& shape) {
   switch (shape.type) {
     case ShapeType::Sphere:
@@ -105,32 +136,7 @@ BulletRigidWorld::BulletRigidWorld(const SceneDef& scene)
 
   for (const BodyDef& def : scene.bodies) {
     std::unique_ptr<btCollisionShape> shape = make_bullet_shape(def.shape);
-    if (!shape) {
-      throw std::runtime_error(std::string("body '") + def.name + "': " +
-                               shape_type_name(def.shape.type) + " shapes are not modelled");
-    }
-    const MaterialDef& material = scene.world.materials[def.material];
-    double mass = 0;
-    btVector3 inertia(0, 0, 0);
-    if (def.motion == MotionType::Dynamic) {
-      MassProperties mp = def.mass ? compute_mass_properties_with_mass(def.shape, *def.mass)
-                                   : compute_mass_properties(def.shape, material.density);
-      mass = mp.mass;
-      // Primitives: centre of mass at the body origin, principal axes = local axes.
-      inertia = to_bullet(Vec3(mp.inertia.diagonal()));
-    }
-    btRigidBody::btRigidBodyConstructionInfo info(mass, nullptr, shape.get(), inertia);
-    info.m_startWorldTransform = to_bullet(Pose{def.position, def.orientation});
-    info.m_friction = material.friction;
-    info.m_restitution = material.restitution;
-    auto body = std::make_unique<btRigidBody>(info);
-    if (def.motion == MotionType::Dynamic) {
-      body->setLinearVelocity(to_bullet(def.linear_velocity));
-      body->setAngularVelocity(to_bullet(def.angular_velocity));
-    } else if (def.motion == MotionType::Kinematic) {
-      body->setCollisionFlags(body->getCollisionFlags() | btCollisionObject::CF_KINEMATIC_OBJECT);
-      body->setActivationState(DISABLE_DEACTIVATION);
-    }
+    auto body = make_bullet_body(scene, def, shape.get(), Pose{def.position, def.orientation});
     world_->addRigidBody(body.get());
     shapes_.push_back(std::move(shape));
     bodies_.push_back(std::move(body));

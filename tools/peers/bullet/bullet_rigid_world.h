@@ -33,6 +33,12 @@ Vec3 from_bullet(const btVector3& v);
 /// Bullet collision shape for an impetus shape (nullptr for convex and mesh).
 std::unique_ptr<btCollisionShape> make_bullet_shape(const Shape& shape);
 
+/// The Bullet rigid body for a scene body, with `shape` (null: throws, naming the body and its
+/// shape type) placed at `pose`: mass and inertia from impetus's mass properties, the body's
+/// material, its initial velocities, and kinematic bodies flagged as such.
+std::unique_ptr<btRigidBody> make_bullet_body(const SceneDef& scene, const BodyDef& def,
+                                              btCollisionShape* shape, const Pose& pose);
+
 /// Installs the scene format's combine rules (√(μa·μb), max(ea, eb)) as Bullet's global
 /// friction / restitution callbacks.
 void install_bullet_material_rules();

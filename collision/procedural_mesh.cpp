@@ -1,7 +1,10 @@
 #include "collision/procedural_mesh.h"
 
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "collision/base/math.h"
 
@@ -64,6 +67,44 @@ std::shared_ptr<TriangleMesh> u_mesh(double cell, double half_depth) {
     const double x = -1 + (i + 0.5) * cell, y = -1 + (j + 0.5) * cell;
     return !(std::abs(x) < 0.5 && y > -0.5);
   });
+}
+
+std::shared_ptr<TriangleMesh> icosphere_mesh(int levels, const Vec3& radii) {
+  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
+  auto mesh = std::make_shared<TriangleMesh>();
+  std::vector<Vec3>& v = mesh->vertices;
+  v = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+       {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+  for (Vec3& p : v) p.normalize();
+  mesh->triangles = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
+                     {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+                     {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
+                     {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
+  for (int level = 0; level < levels; ++level) {
+    // Each edge's midpoint once, pushed out to the unit sphere.
+    std::map<std::pair<int, int>, int> middle;
+    auto mid = [&](int a, int b) {
+      const std::pair<int, int> key = std::minmax(a, b);
+      auto it = middle.find(key);
+      if (it != middle.end()) return it->second;
+      v.push_back((v[a] + v[b]).normalized());
+      const int index = static_cast<int>(v.size()) - 1;
+      middle[key] = index;
+      return index;
+    };
+    std::vector<std::array<int, 3>> next;
+    for (const std::array<int, 3>& f : mesh->triangles) {
+      const int a = mid(f[0], f[1]), b = mid(f[1], f[2]), c = mid(f[2], f[0]);
+      next.push_back({f[0], a, c});
+      next.push_back({f[1], b, a});
+      next.push_back({f[2], c, b});
+      next.push_back({a, b, c});
+    }
+    mesh->triangles = std::move(next);
+  }
+  for (Vec3& p : v) p = p.cwiseProduct(radii);
+  mesh->build_bvh();
+  return mesh;
 }
 
 std::shared_ptr<TriangleMesh> torus_mesh(double major, double minor, int around, int across) {

@@ -1,7 +1,7 @@
 #pragma once
 // Closed triangle meshes built from a description, for tests, benchmarks and embedders who want
 // simple non-convex solids without an OBJ file: unions of grid cells (any voxel shape, e.g. a U)
-// and tori. Both are closed and outward-oriented, with BVHs built.
+// tori and subdivided icosahedra on ellipsoids. All are closed and outward-oriented, with BVHs built.
 #include <array>
 #include <functional>
 #include <memory>
@@ -21,6 +21,10 @@ std::shared_ptr<TriangleMesh> voxel_mesh(const std::array<int, 3>& n, double cel
 /// The U used by the Phong tests and benchmark: [−1, 1]² × [−h, h] (h = half_depth) minus the
 /// notch |x| < 0.5, y > −0.5 (open at +y), faces cut into cells of size `cell`.
 std::shared_ptr<TriangleMesh> u_mesh(double cell, double half_depth = 0.5);
+
+/// An icosahedron subdivided `levels` times (20·4^levels triangles, outward), its vertices on the
+/// ellipsoid with semi-axes `radii`.
+std::shared_ptr<TriangleMesh> icosphere_mesh(int levels, const Vec3& radii);
 
 /// Torus about z (major radius `major`, minor `minor`), `around` × `across` quads, two triangles
 /// each.

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -19,6 +18,7 @@
 
 #include "collision/convex_hull.h"
 #include "collision/distance.h"
+#include "collision/procedural_mesh.h"
 #include "collision/triangle_mesh.h"
 
 namespace impetus {
@@ -26,48 +26,6 @@ namespace {
 
 double angle_deg(const Vec3& a, const Vec3& b) {
   return std::acos(std::clamp(a.normalized().dot(b.normalized()), -1.0, 1.0)) * 180.0 / kPi;
-}
-
-// Icosahedron subdivided `levels` times, on the ellipsoid with the given semi-axes
-// (20·4^levels triangles, outward CCW).
-struct Icosphere {
-  std::vector<Vec3> points;
-  std::vector<std::array<int, 3>> triangles;
-};
-
-Icosphere icosphere(int levels, const Vec3& radii) {
-  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
-  Icosphere s;
-  s.points = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-              {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
-  for (Vec3& p : s.points) p.normalize();
-  s.triangles = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11},
-                 {1, 5, 9},  {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
-                 {3, 9, 4},  {3, 4, 2},  {3, 2, 6},   {3, 6, 8},  {3, 8, 9},
-                 {4, 9, 5},  {2, 4, 11}, {6, 2, 10},  {8, 6, 7},  {9, 8, 1}};
-  for (int level = 0; level < levels; ++level) {
-    std::map<std::pair<int, int>, int> middle;
-    auto mid = [&](int a, int b) {
-      const std::pair<int, int> key = std::minmax(a, b);
-      auto it = middle.find(key);
-      if (it != middle.end()) return it->second;
-      s.points.push_back((s.points[a] + s.points[b]).normalized());
-      const int index = static_cast<int>(s.points.size()) - 1;
-      middle[key] = index;
-      return index;
-    };
-    std::vector<std::array<int, 3>> next;
-    for (const std::array<int, 3>& f : s.triangles) {
-      const int a = mid(f[0], f[1]), b = mid(f[1], f[2]), c = mid(f[2], f[0]);
-      next.push_back({f[0], a, c});
-      next.push_back({f[1], b, a});
-      next.push_back({f[2], c, b});
-      next.push_back({a, b, c});
-    }
-    s.triangles = std::move(next);
-  }
-  for (Vec3& p : s.points) p = p.cwiseProduct(radii);
-  return s;
 }
 
 Shape hull_shape(const std::vector<Vec3>& points) {
@@ -264,8 +222,8 @@ TEST(PhongDistance, BoxCrossingRimBisectorInsideFinePrism) {
 TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
   // Finely tessellated round hulls (1280 triangles): vertex normals are close to the face
   // normals, so the Phong and Euclidean projections differ by tessellation-level amounts only.
-  const Shape ball = hull_shape(icosphere(3, Vec3(1.0, 1.0, 1.0)).points);
-  const Shape egg = hull_shape(icosphere(3, Vec3(0.5, 0.4, 0.3)).points);
+  const Shape ball = hull_shape(icosphere_mesh(3, Vec3(1.0, 1.0, 1.0))->vertices);
+  const Shape egg = hull_shape(icosphere_mesh(3, Vec3(0.5, 0.4, 0.3))->vertices);
   const Shape cube = Shape::box(Vec3(0.05, 0.05, 0.05));
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -292,8 +250,8 @@ TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
 }
 
 TEST(PhongDistance, WarmStartGivesTheColdAnswer) {
-  const Shape egg_a = hull_shape(icosphere(3, Vec3(1.0, 0.7, 0.5)).points);
-  const Shape egg_b = hull_shape(icosphere(3, Vec3(0.6, 0.5, 0.4)).points);
+  const Shape egg_a = hull_shape(icosphere_mesh(3, Vec3(1.0, 0.7, 0.5))->vertices);
+  const Shape egg_b = hull_shape(icosphere_mesh(3, Vec3(0.6, 0.5, 0.4))->vertices);
   std::mt19937 rng(29);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int k = 0; k < 10; ++k) {
@@ -316,13 +274,9 @@ TEST(PhongDistance, WarmStartGivesTheColdAnswer) {
 }
 
 TEST(PhongDistance, ClosedConvexMeshEqualsItsHull) {
-  const Icosphere s = icosphere(2, Vec3(0.8, 0.6, 0.5));
-  auto mesh = std::make_shared<TriangleMesh>();
-  mesh->vertices = s.points;
-  mesh->triangles = s.triangles;
-  mesh->build_bvh();
+  const std::shared_ptr<TriangleMesh> mesh = icosphere_mesh(2, Vec3(0.8, 0.6, 0.5));
   const Shape as_mesh = Shape::triangle_mesh(mesh);
-  const Shape as_hull = hull_shape(s.points);
+  const Shape as_hull = hull_shape(mesh->vertices);
   const Shape b = Shape::box(Vec3(0.2, 0.1, 0.15));
   Pose pa, pb;
   pa.orientation = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()));

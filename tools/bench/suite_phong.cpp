@@ -24,7 +24,6 @@
 #include <array>
 #include <cmath>
 #include <ctime>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,40 +49,6 @@ double thread_ms() {
 
 double angle_deg(const Vec3& a, const Vec3& b) {
   return std::acos(std::clamp(a.dot(b), -1.0, 1.0)) * 180.0 / kPi;
-}
-
-// Vertices of an icosahedron subdivided `levels` times and scaled to the semi-axes `radii`.
-std::vector<Vec3> ellipsoid_points(int levels, const Vec3& radii) {
-  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
-  std::vector<Vec3> v = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
-                         {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
-  for (Vec3& p : v) p.normalize();
-  std::vector<std::array<int, 3>> faces = {
-      {0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9},  {5, 11, 4},
-      {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6},  {3, 6, 8},
-      {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
-  for (int level = 0; level < levels; ++level) {
-    std::map<std::pair<int, int>, int> middle;
-    auto mid = [&](int a, int b) {
-      const std::pair<int, int> key = std::minmax(a, b);
-      auto it = middle.find(key);
-      if (it != middle.end()) return it->second;
-      v.push_back((v[a] + v[b]).normalized());
-      middle[key] = static_cast<int>(v.size()) - 1;
-      return middle[key];
-    };
-    std::vector<std::array<int, 3>> next;
-    for (const std::array<int, 3>& f : faces) {
-      const int a = mid(f[0], f[1]), b = mid(f[1], f[2]), c = mid(f[2], f[0]);
-      next.push_back({f[0], a, c});
-      next.push_back({f[1], b, a});
-      next.push_back({f[2], c, b});
-      next.push_back({a, b, c});
-    }
-    faces = std::move(next);
-  }
-  for (Vec3& p : v) p = p.cwiseProduct(radii);
-  return v;
 }
 
 std::vector<Vec3> prism_points(int sides, double radius, double half_height) {
@@ -145,9 +110,9 @@ double max_jump(const std::vector<Vec3>& directions) {
 
 int run_suite_phong(const BenchOptions& options, BenchReport& report) {
   std::string error;
-  const std::vector<Vec3> ea = ellipsoid_points(3, Vec3(1.0, 0.7, 0.5));
+  const std::vector<Vec3> ea = icosphere_mesh(3, Vec3(1.0, 0.7, 0.5))->vertices;
   const std::optional<Shape> egg_a = hull_shape(ea, &error);
-  const std::optional<Shape> egg_b = hull_shape(ellipsoid_points(3, Vec3(0.6, 0.5, 0.4)), &error);
+  const std::optional<Shape> egg_b = hull_shape(icosphere_mesh(3, Vec3(0.6, 0.5, 0.4))->vertices, &error);
   const std::optional<Shape> prism = hull_shape(prism_points(320, 1.0, 0.5), &error);
   if (!egg_a || !egg_b || !prism) {
     report.skipped.push_back("phong: model hull failed: " + error);

@@ -157,18 +157,27 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     const int idx[3] = {tri[0], tri[1], tri[2]};
     if (pass.apply(idx, w, 3, n, p, s.thickness - gap, col, mu_c)) ++pass.stats.face_contacts;
   };
+  // Triangle t at the end of the step: its first corner, centroid and unit normal (false when
+  // degenerate).
+  auto end_triangle = [&](int t, Vec3& a, Vec3& centroid, Vec3& n) {
+    const auto& tri = triangles[t];
+    a = end_position(tri[0]);
+    const Vec3 b = end_position(tri[1]), cc = end_position(tri[2]);
+    n = (b - a).cross(cc - a);
+    const double len = n.norm();
+    if (!(len > 0)) return false;
+    n /= len;
+    centroid = (a + b + cc) / 3.0;
+    return true;
+  };
   for (size_t c = 0; c < colliders.size(); ++c) {
     const RigidCollider& col = colliders[c];
     if (col.shape.is_convex()) {
       for (int t = 0; t < nt; ++t) {
         if (!tri_box[t].overlaps(boxes[c])) continue;
-        const auto& tri = triangles[t];
-        const Vec3 a = end_position(tri[0]), b = end_position(tri[1]), cc = end_position(tri[2]);
-        Vec3 n = (b - a).cross(cc - a);
-        const double len = n.norm();
-        if (!(len > 0)) continue;
-        n /= len;
-        if (n.dot((a + b + cc) / 3.0 - col.pose.position) < 0) n = -n;
+        Vec3 a, centroid, n;
+        if (!end_triangle(t, a, centroid, n)) continue;
+        if (n.dot(centroid - col.pose.position) < 0) n = -n;
         touch(t, n, support_world(col.shape, col.pose, n), col, mu[c]);
       }
     } else if (col.shape.type == ShapeType::Mesh && col.shape.mesh) {
@@ -177,12 +186,8 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
         if (!cloth_box.overlaps(Aabb{p, p})) continue;
         for (int t = 0; t < nt; ++t) {
           if (!tri_box[t].overlaps(Aabb{p, p})) continue;
-          const auto& tri = triangles[t];
-          const Vec3 a = end_position(tri[0]), b = end_position(tri[1]), cc = end_position(tri[2]);
-          Vec3 n = (b - a).cross(cc - a);
-          const double len = n.norm();
-          if (!(len > 0)) continue;
-          n /= len;
+          Vec3 a, centroid, n;
+          if (!end_triangle(t, a, centroid, n)) continue;
           // The side the cloth is on now (a mesh has no inside).
           if (n.dot(a - p) < 0) n = -n;
           touch(t, n, p, col, mu[c]);

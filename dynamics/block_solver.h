@@ -222,6 +222,7 @@ class IslandBlockSolver {
   std::vector<double> joint_mass_;
   std::vector<Mat3> joint_inertia_;
   std::vector<Vec3> joint_rhs_, joint_x_;
+  std::vector<int> joint_rows_, joint_pivots_;  // its elimination order (kept: no per-step allocation)
 };
 
 }  // namespace impetus

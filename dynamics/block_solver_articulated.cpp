@@ -73,9 +73,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     }
     joint_lu_.add(row, row, self);
   }
-  std::vector<int> rows, pivots;
-  ordering(settings.ordering, rows, pivots);
-  joint_subsystem_ready_ = joint_lu_.factorize(rows, pivots, 0);
+  ordering(settings.ordering, joint_rows_, joint_pivots_);
+  joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
 }
 
 void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,

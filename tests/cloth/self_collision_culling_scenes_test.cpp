@@ -269,20 +269,20 @@ Totals check_frames(const Recording& rec, const std::string& name) {
   return totals;
 }
 
-const std::string kShared = IMPETUS_SHARED_DIR;
+const std::string kBenchScenes = IMPETUS_BENCH_SCENES_DIR;
 const std::string kSource = IMPETUS_SOURCE_DIR;
 
 TEST(SelfCollisionCullingScenes, HangingCloth) {
   // The whole 2 s at half resolution (32 × 32 quads, the same corners pinned): the cloth swings
   // and folds at the pinned corners but never touches itself.
-  const Recording rec = record(kShared + "/scenes/cloth_hang_64.json", {2, 1, 40, 12});
+  const Recording rec = record(kBenchScenes + "/cloth_hang_64.json", {2, 1, 40, 12});
   ASSERT_GE(rec.frames.size(), 10u);
   check_frames(rec, "cloth_hang_64 (32 x 32)");
 }
 
 TEST(SelfCollisionCullingScenes, DrapeOverSphere) {
   // The whole 3 s at half resolution (24 × 24 quads).
-  const Recording rec = record(kShared + "/scenes/cloth_drape_sphere.json", {2, 1, 60, 24});
+  const Recording rec = record(kBenchScenes + "/cloth_drape_sphere.json", {2, 1, 60, 24});
   const Totals t = check_frames(rec, "cloth_drape_sphere (24 x 24)");
   EXPECT_GE(t.frames_with_contacts, 5);
 }

@@ -111,7 +111,7 @@ void load_all_in(const std::string& dir, std::set<std::string>& seen) {
 
 TEST(SceneFiles, SharedBenchmarkScenesLoad) {
   std::set<std::string> seen;
-  load_all_in(std::string(IMPETUS_SHARED_DIR) + "/scenes", seen);
+  load_all_in(std::string(IMPETUS_BENCH_SCENES_DIR), seen);
   for (const char* name : {"pile_spheres_1k", "pile_boxes_1k", "stack_boxes_10",
                            "capsule_chain_50", "ragdolls_20", "ellipsoids_500", "newton_cradle",
                            "cloth_hang_64", "cloth_drape_sphere"}) {
@@ -129,7 +129,7 @@ TEST(SceneFiles, RepositoryScenesLoad) {
 }
 
 TEST(SceneFiles, SharedSceneDetails) {
-  const std::string dir = std::string(IMPETUS_SHARED_DIR) + "/scenes/";
+  const std::string dir = std::string(IMPETUS_BENCH_SCENES_DIR) + "/";
   SceneLoadResult cradle = load_scene_file(dir + "newton_cradle.json");
   ASSERT_TRUE(cradle.ok()) << cradle.error;
   // Only "steel" is defined: the engine supplies "default" in front of it.
@@ -192,7 +192,7 @@ class ReferenceSplitMix {
 
 TEST(SceneFiles, PileSpheresArrayMatchesReferenceJitter) {
   SceneLoadResult r =
-      load_scene_file(std::string(IMPETUS_SHARED_DIR) + "/scenes/pile_spheres_1k.json");
+      load_scene_file(std::string(IMPETUS_BENCH_SCENES_DIR) + "/pile_spheres_1k.json");
   ASSERT_TRUE(r.ok()) << r.error;
   const std::vector<BodyDef>& bodies = r.scene->bodies;
   ASSERT_EQ(bodies.size(), 1005u);

@@ -13,7 +13,7 @@ namespace impetus::bench {
 struct BenchOptions {
   bool json = false;
   bool quick = false;          // reduced sizes for CI smoke tests
-  std::string shared_dir;      // ../shared (benchmark scenes), resolved by bench_main
+  std::string scenes_dir;      // benchmark scene files (scenes/bench), resolved by bench_main
   std::string source_dir;      // repository root
 };
 

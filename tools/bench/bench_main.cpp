@@ -1,4 +1,4 @@
-// impetus-bench SUITE [--json] [--quick] [--shared DIR]: runs one benchmark suite and prints its
+// impetus-bench SUITE [--json] [--quick] [--scenes DIR]: runs one benchmark suite and prints its
 // figures as a table or as the impetus-bench/1 JSON document (../docs/bench-format.md).
 #include <omp.h>
 
@@ -53,10 +53,11 @@ std::vector<Suite> suites() {
 
 void print_usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: impetus-bench SUITE [--json] [--quick] [--shared DIR]\n"
+               "usage: impetus-bench SUITE [--json] [--quick] [--scenes DIR]\n"
                "  --json        print one impetus-bench/1 JSON document on stdout\n"
                "  --quick       reduced sizes (CI smoke test)\n"
-               "  --shared DIR  folder holding scenes/ (default: <source>/../shared)\n"
+               "  --scenes DIR  folder of the benchmark scene files (default: <source>/scenes/bench)\n"
+               "  --shared DIR  the same as --scenes DIR/scenes (a copy of the shared folder)\n"
                "suites:\n");
   for (const Suite& s : suites()) {
     std::fprintf(out, "  %-10s %s\n", s.name.c_str(), s.what.c_str());
@@ -66,7 +67,7 @@ void print_usage(std::FILE* out) {
 int run(int argc, char** argv) {
   BenchOptions options;
   options.source_dir = IMPETUS_SOURCE_DIR;
-  options.shared_dir = options.source_dir + "/../shared";
+  options.scenes_dir = options.source_dir + "/scenes/bench";
   std::string suite_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -77,12 +78,13 @@ int run(int argc, char** argv) {
       options.json = true;
     } else if (arg == "--quick") {
       options.quick = true;
-    } else if (arg == "--shared") {
+    } else if (arg == "--scenes" || arg == "--shared") {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "error: --shared needs a directory\n");
+        std::fprintf(stderr, "error: %s needs a directory\n", arg.c_str());
         return 2;
       }
-      options.shared_dir = argv[++i];
+      options.scenes_dir = argv[++i];
+      if (arg == "--shared") options.scenes_dir += "/scenes";
     } else if (!arg.empty() && arg[0] == '-') {
       std::fprintf(stderr, "error: unknown option '%s' (see impetus-bench --help)\n", arg.c_str());
       return 2;

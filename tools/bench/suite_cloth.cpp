@@ -230,7 +230,7 @@ int run_suite_cloth(const BenchOptions& options, BenchReport& report) {
   for (const Entry& e : {Entry{"cloth_hang_64.json", "hang"}, Entry{"cloth_drape_sphere.json", "drape"}}) {
     ClothScene scene;
     std::string error;
-    if (!load_scene(options.shared_dir + "/scenes/" + e.file, scene, &error)) {
+    if (!load_scene(options.scenes_dir + "/" + e.file, scene, &error)) {
       report.skipped.push_back(std::string(e.key) + ": " + error);
       status = 1;
       continue;
@@ -245,7 +245,7 @@ int run_suite_cloth(const BenchOptions& options, BenchReport& report) {
   {
     ClothScene scene;
     std::string error;
-    if (load_scene(options.shared_dir + "/scenes/cloth_hang_64.json", scene, &error)) {
+    if (load_scene(options.scenes_dir + "/cloth_hang_64.json", scene, &error)) {
       const int res = 120;
       scene.mesh = make_grid_cloth({2, 2}, {res, res}, Vec3(0, 0, 3), Quat::Identity());
       scene.params.pinned = {0, res};

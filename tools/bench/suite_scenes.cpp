@@ -1,4 +1,4 @@
-// Suite `scenes`: the shared 1k-body benchmark piles, loaded unchanged, run at 1 and 2 threads.
+// Suite `scenes`: the 1k-body benchmark piles (scenes/bench), loaded unchanged, run at 1 and 2 threads.
 // Times are medians over full runs (3 by default; --quick: 1 run of 30 steps). The World is
 // built from the loaded SceneDef exactly as `impetus run` would, with only def.threads
 // overridden, so the figures compare directly with the peers' numbers in scenes/README.md.
@@ -99,9 +99,9 @@ int moving_body_count(const SceneDef& scene) {
 // should fail the suite (the scene exists but could not be run).
 bool bench_scene(const std::string& name, const BenchOptions& options, BenchReport& report) {
   std::filesystem::path path =
-      std::filesystem::path(options.shared_dir) / "scenes" / (name + ".json");
+      std::filesystem::path(options.scenes_dir) / (name + ".json");
   if (!std::filesystem::exists(path)) {
-    report.skipped.push_back(name + ": " + path.string() + " not found (use --shared DIR)");
+    report.skipped.push_back(name + ": " + path.string() + " not found (use --scenes DIR)");
     return true;
   }
   SceneLoadResult loaded = load_scene_file(path.string());

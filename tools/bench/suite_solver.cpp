@@ -374,7 +374,7 @@ int run_suite_solver(const BenchOptions& options, BenchReport& report) {
   }
 
   // Accuracy against the sequential-impulse baseline on the shared scenes.
-  const std::string scenes = options.shared_dir + "/scenes/";
+  const std::string scenes = options.scenes_dir + "/";
   const long long cap = options.quick ? 60 : 0;
   if (std::filesystem::exists(scenes + "stack_boxes_10.json")) {
     SceneRun block = run_scene_file(scenes + "stack_boxes_10.json", SolverType::Block, cap);

@@ -92,7 +92,7 @@ double run_cloth(const SceneDef& scene, long long steps, const PeerOptions& opti
 int run(int argc, char** argv) {
   PeerOptions options;
   int parsed = parse_peer_options(argc, argv, "impetus-peer-bullet",
-                                  std::string(IMPETUS_SOURCE_DIR) + "/../shared/scenes", options);
+                                  std::string(IMPETUS_SOURCE_DIR) + "/scenes/bench", options);
   if (parsed == 1) return 0;
   if (parsed == 2) return 2;
 

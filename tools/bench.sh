@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds impetus-bench (Release) and runs one suite: `tools/bench.sh SUITE [--json] [--quick]
-# [--shared DIR]`; `tools/bench.sh --help` lists the suites. Output format:
+# [--scenes DIR]`; `tools/bench.sh --help` lists the suites. Output format:
 # tools/docs/bench-format.md.
 # Environment: BUILD_DIR (default build), JOBS (default: all cores), BUILD_TYPE (default
 # Release), IMPETUS_SKIP_SETUP=1 to skip the package check.
 set -euo pipefail
 
-# `--shared DIR` is relative to the caller's directory; make it absolute before moving.
+# `--scenes DIR` (or `--shared DIR`) is relative to the caller's directory; make it absolute
+# before moving.
 args=()
 while (($# > 0)); do
   args+=("$1")
-  if [[ "$1" == --shared && $# -gt 1 ]]; then
+  if [[ ("$1" == --scenes || "$1" == --shared) && $# -gt 1 ]]; then
     args+=("$(realpath -m -- "$2")")
     shift
   fi
@@ -24,7 +25,7 @@ JOBS="${JOBS:-$(nproc)}"
 BUILD_TYPE="${BUILD_TYPE:-Release}"
 
 if (($# == 0)); then
-  echo "usage: tools/bench.sh SUITE [--json] [--quick] [--shared DIR]" >&2
+  echo "usage: tools/bench.sh SUITE [--json] [--quick] [--scenes DIR]" >&2
   exit 2
 fi
 

@@ -12,7 +12,11 @@
 //  - hybrid (§III.D, capsules and spheres): golden section inside a time window, then one pass
 //    of forward and backward advancement (interleaved) at a level just below the value found
 //    either certifies it (the level is not reached) or, where it is reached, shrinks the window
-//    to the part holding lower values and lowers the upper bound; repeat.
+//    to the part holding lower values and lowers the upper bound; repeat. Beyond the paper, each
+//    refinement also descends from the pointers that reached the level into the window, and
+//    both advancement methods step by the longer of eq. 3.4's first-order step and a
+//    second-order one (a concave quadratic lower bound of the support gap along the sample's
+//    normal, mcd_capsule.cpp), which keeps fast spinners (20 rad/s, 2 m) to ~10⁴ evaluations.
 //  - adaptive_subdivision (§IV, Alg. 4.1, any pair signed_distance supports): branch and bound
 //    over time with the upper bound from evaluated distances (eqs. 4.5–4.6) and per-interval lower
 //    bounds from the motion bound (eq. 4.7) tightened by the end-point gap (eq. 4.8) and by

@@ -1,5 +1,7 @@
-// Suite `scenes`: the 1k-body benchmark piles (scenes/bench), loaded unchanged, run at 1 and 2 threads.
-// Times are medians over full runs (3 by default; --quick: 1 run of 30 steps). The World is
+// Suite `scenes`: every benchmark scene (scenes/bench), loaded unchanged, run at 1 and 2 threads.
+// Times are medians over full runs (3 by default; --quick: 1 run of 30 steps). Heap allocations
+// are counted over a steady-state window of each 1-thread run (issue 10: the step must not
+// allocate once the world has seen its largest island). The World is
 // built from the loaded SceneDef exactly as `impetus run` would, with only def.threads
 // overridden, so the figures compare directly with the peers' numbers in scenes/README.md.
 #include <algorithm>
@@ -15,16 +17,23 @@
 #include "engine/scene_loader.h"
 #include "engine/state_hash.h"
 #include "engine/world.h"
+#include "tools/bench/allocation_counter.h"
 #include "tools/bench/suites.h"
 
 namespace impetus::bench {
 namespace {
 
-constexpr const char* kScenes[] = {"pile_boxes_1k", "pile_spheres_1k"};
+constexpr const char* kScenes[] = {"pile_boxes_1k",    "pile_spheres_1k", "ellipsoids_500",
+                                   "ragdolls_20",      "capsule_chain_50", "newton_cradle",
+                                   "stack_boxes_10",   "cloth_hang_64",   "cloth_drape_sphere"};
 constexpr int kThreadCounts[] = {1, 2};
 constexpr int kReportedThreads = 2;  // `<scene>.ms_per_step` is the 2-thread median
 constexpr int kFullRuns = 3;
 constexpr long long kQuickSteps = 30;
+// Allocations are counted over steps [warm-up, warm-up + window): full runs 100 + 100, quick
+// runs 10 + 20.
+constexpr long long kAllocationWarmup = 100, kAllocationWindow = 100;
+constexpr long long kQuickAllocationWarmup = 10, kQuickAllocationWindow = 20;
 
 struct RunResult {
   double ms_per_step = 0;
@@ -35,6 +44,7 @@ struct RunResult {
   long long steps = 0;
   bool diverged = false;
   std::string divergence;
+  double allocations_per_step = -1;  // over the steady-state window; −1 if the run was shorter
 };
 
 std::unique_ptr<World> build_world(const SceneDef& scene, int threads) {
@@ -63,12 +73,20 @@ std::string final_state_hash(const World& world) {
   return hasher.hex();
 }
 
-RunResult run_once(const SceneDef& scene, int threads, long long steps) {
+RunResult run_once(const SceneDef& scene, int threads, long long steps, bool quick) {
   std::unique_ptr<World> world = build_world(scene, threads);
   RunResult r;
+  const long long warmup = quick ? kQuickAllocationWarmup : kAllocationWarmup;
+  const long long window = quick ? kQuickAllocationWindow : kAllocationWindow;
+  long long allocations_at_warmup = 0;
   auto start = std::chrono::steady_clock::now();
   for (; r.steps < steps; ++r.steps) {
+    if (r.steps == warmup) allocations_at_warmup = allocation_count();
     world->step();
+    if (r.steps + 1 == warmup + window) {
+      r.allocations_per_step =
+          static_cast<double>(allocation_count() - allocations_at_warmup) / window;
+    }
     if (world->status() == WorldStatus::Diverged) {
       r.diverged = true;
       r.divergence = world->divergence_message();
@@ -117,7 +135,7 @@ bool bench_scene(const std::string& name, const BenchOptions& options, BenchRepo
   try {
     for (int threads : kThreadCounts) {
       for (int run = 0; run < runs; ++run) {
-        RunResult r = run_once(scene, threads, steps);
+        RunResult r = run_once(scene, threads, steps, options.quick);
         std::fprintf(stderr, "scenes: %s threads %d run %d/%d: %.3f ms/step\n", name.c_str(),
                      threads, run + 1, runs, r.ms_per_step);
         results[threads].push_back(r);
@@ -164,6 +182,10 @@ bool bench_scene(const std::string& name, const BenchOptions& options, BenchRepo
   report.figures[name + ".bodies"] = moving_body_count(scene);
   report.figures[name + ".steps"] = static_cast<double>(reported.front().steps);
   report.figures[name + ".threads_identical"] = identical ? 1 : 0;
+  const RunResult& one_thread = results[1].front();
+  if (one_thread.allocations_per_step >= 0) {
+    report.figures[name + ".allocations_per_step"] = one_thread.allocations_per_step;
+  }
   report.figures[name + ".speedup_2_threads"] = report.figures[name + ".ms_per_step.threads_1"] /
                                                 report.figures[name + ".ms_per_step.threads_2"];
   report.notes.push_back(name + ": " + std::to_string(moving_body_count(scene)) +
@@ -178,6 +200,9 @@ bool bench_scene(const std::string& name, const BenchOptions& options, BenchRepo
 
 int run_suite_scenes(const BenchOptions& options, BenchReport& report) {
   bool ok = true;
+  report.notes.push_back(std::string("allocations_per_step: heap allocations per step at 1 thread "
+                                     "over a steady-state window, counting operator new") +
+                         (allocation_count_includes_malloc() ? " and malloc" : " only"));
   for (const char* name : kScenes) ok = bench_scene(name, options, report) && ok;
   return ok ? 0 : 1;
 }

@@ -7,7 +7,7 @@
 
 namespace impetus::bench {
 
-/// pile_boxes_1k and pile_spheres_1k from the shared benchmark scenes, 1 and 2 threads.
+/// Every benchmark scene (scenes/bench) at 1 and 2 threads, with allocations per step.
 int run_suite_scenes(const BenchOptions& options, BenchReport& report);
 /// Paper 1: ellipsoid closest-approach iterations and cost (suite_ellipsoid.cpp).
 int run_suite_ellipsoid(const BenchOptions& options, BenchReport& report);

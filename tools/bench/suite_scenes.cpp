@@ -26,6 +26,10 @@ namespace {
 constexpr const char* kScenes[] = {"pile_boxes_1k",    "pile_spheres_1k", "ellipsoids_500",
                                    "ragdolls_20",      "capsule_chain_50", "newton_cradle",
                                    "stack_boxes_10",   "cloth_hang_64",   "cloth_drape_sphere"};
+// The 10,000-box pile (tools/scenes/make_box_pile.py 25 25 16): full runs only, one per thread
+// count; `pile_boxes_10k.cost_vs_1k` is its ms/step over pile_boxes_1k's at 1 thread (issue 10:
+// at most 11).
+constexpr const char* kLargeScene = "pile_boxes_10k";
 constexpr int kThreadCounts[] = {1, 2};
 constexpr int kReportedThreads = 2;  // `<scene>.ms_per_step` is the 2-thread median
 constexpr int kFullRuns = 3;
@@ -129,7 +133,7 @@ bool bench_scene(const std::string& name, const BenchOptions& options, BenchRepo
   }
   const SceneDef& scene = *loaded.scene;
   long long steps = options.quick ? std::min(kQuickSteps, scene.steps) : scene.steps;
-  int runs = options.quick ? 1 : kFullRuns;
+  int runs = options.quick || name == kLargeScene ? 1 : kFullRuns;
 
   std::map<int, std::vector<RunResult>> results;  // threads -> runs
   try {
@@ -204,6 +208,16 @@ int run_suite_scenes(const BenchOptions& options, BenchReport& report) {
                                      "over a steady-state window, counting operator new") +
                          (allocation_count_includes_malloc() ? " and malloc" : " only"));
   for (const char* name : kScenes) ok = bench_scene(name, options, report) && ok;
+  if (options.quick) {
+    report.notes.push_back(std::string(kLargeScene) + ": full runs only (not with --quick)");
+  } else {
+    ok = bench_scene(kLargeScene, options, report) && ok;
+    const auto large = report.figures.find(std::string(kLargeScene) + ".ms_per_step.threads_1");
+    const auto small = report.figures.find("pile_boxes_1k.ms_per_step.threads_1");
+    if (large != report.figures.end() && small != report.figures.end() && small->second > 0) {
+      report.figures[std::string(kLargeScene) + ".cost_vs_1k"] = large->second / small->second;
+    }
+  }
   return ok ? 0 : 1;
 }
 

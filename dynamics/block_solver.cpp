@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 
 #include <Eigen/LU>
 
@@ -124,53 +123,65 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
                                  std::vector<int>& pivots) const {
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
+  OrderingScratch& w = scratch_;  // reused between steps: no allocation in steady state
   rows.clear();
   pivots.clear();
-  // Breadth-first depths of bodies from the bodies anchored to the world or to static bodies.
-  std::vector<std::vector<int>> body_blocks(nb);
-  std::vector<int> roots;
+  // Each body's blocks as one flat list (CSR), in block order, and the bodies anchored to the
+  // world or to static bodies.
+  w.body_block_start.assign(nb + 1, 0);
+  w.roots.clear();
   for (int k = 0; k < nc; ++k) {
     bool anchored = false;
     for (int s = 0; s < 2; ++s) {
-      int l = slots_[k][s];
-      if (l >= 0) body_blocks[l].push_back(k); else anchored = true;
+      const int l = slots_[k][s];
+      if (l >= 0) ++w.body_block_start[l + 1]; else anchored = true;
     }
     if (anchored) {
       for (int s = 0; s < 2; ++s) {
-        int l = slots_[k][s];
-        if (l >= 0) roots.push_back(l);
+        const int l = slots_[k][s];
+        if (l >= 0) w.roots.push_back(l);
       }
     }
   }
-  std::sort(roots.begin(), roots.end());
-  std::vector<int> depth(nb, -1), bfs_order;
-  std::queue<int> queue;
+  for (int l = 0; l < nb; ++l) w.body_block_start[l + 1] += w.body_block_start[l];
+  w.body_block_list.resize(w.body_block_start[nb]);
+  w.fill.assign(w.body_block_start.begin(), w.body_block_start.end() - 1);
+  for (int k = 0; k < nc; ++k) {
+    for (int s = 0; s < 2; ++s) {
+      const int l = slots_[k][s];
+      if (l >= 0) w.body_block_list[w.fill[l]++] = k;
+    }
+  }
+  std::sort(w.roots.begin(), w.roots.end());
+  // Breadth-first depths of bodies from the anchored bodies (then from any unvisited body).
+  w.depth.assign(nb, -1);
+  w.bfs_order.clear();
   auto visit_from = [&](int root) {
-    if (depth[root] >= 0) return;
-    depth[root] = 0;
-    queue.push(root);
-    while (!queue.empty()) {
-      int l = queue.front();
-      queue.pop();
-      bfs_order.push_back(l);
-      for (int k : body_blocks[l]) {
+    if (w.depth[root] >= 0) return;
+    w.depth[root] = 0;
+    std::size_t head = w.bfs_order.size();
+    w.bfs_order.push_back(root);  // bfs_order doubles as the queue
+    while (head < w.bfs_order.size()) {
+      const int l = w.bfs_order[head++];
+      for (int i = w.body_block_start[l]; i < w.body_block_start[l + 1]; ++i) {
+        const int k = w.body_block_list[i];
         for (int s = 0; s < 2; ++s) {
-          int m = slots_[k][s];
-          if (m >= 0 && depth[m] < 0) {
-            depth[m] = depth[l] + 1;
-            queue.push(m);
+          const int m = slots_[k][s];
+          if (m >= 0 && w.depth[m] < 0) {
+            w.depth[m] = w.depth[l] + 1;
+            w.bfs_order.push_back(m);
           }
         }
       }
     }
   };
-  for (int r : roots) visit_from(r);
+  for (int r : w.roots) visit_from(r);
   for (int l = 0; l < nb; ++l) visit_from(l);
   auto block_depth = [&](int k) {
     int d = 0;
     for (int s = 0; s < 2; ++s) {
-      int l = slots_[k][s];
-      if (l >= 0) d = std::max(d, depth[l]);
+      const int l = slots_[k][s];
+      if (l >= 0) d = std::max(d, w.depth[l]);
     }
     return d;
   };
@@ -178,32 +189,44 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
   switch (which) {
     case BlockOrdering::B: {
       for (int r = 0; r < 2 * nb; ++r) rows.push_back(r);
-      std::vector<int> order(nc);
-      for (int k = 0; k < nc; ++k) order[k] = k;
-      // Leaves first: deeper constraints are eliminated before the ones nearer the root.
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int x, int y) { return block_depth(x) > block_depth(y); });
-      for (int k : order) rows.push_back(2 * nb + k);
+      // Leaves first: deeper constraints are eliminated before the ones nearer the root. A
+      // counting sort on depth, deepest first, ties in block order (what a stable sort gives,
+      // without its temporary buffer).
+      w.fill.assign(nb + 1, 0);
+      for (int k = 0; k < nc; ++k) ++w.fill[nb - block_depth(k)];
+      int at = 0;
+      for (int d = 0; d <= nb; ++d) std::swap(at, w.fill[d]), at += w.fill[d];
+      w.block_order.resize(nc);
+      for (int k = 0; k < nc; ++k) w.block_order[w.fill[nb - block_depth(k)]++] = k;
+      for (int k : w.block_order) rows.push_back(2 * nb + k);
       return;  // diagonal pivots
     }
     case BlockOrdering::A: {
       // Moore: bodies in topological (breadth-first) order, each followed by the constraint
       // rows that connect it to bodies numbered before it (or to the world).
-      std::vector<int> position(nb);
-      for (int i = 0; i < nb; ++i) position[bfs_order[i]] = i;
-      std::vector<std::vector<int>> owned(nb);
+      w.position.resize(nb);
+      for (int i = 0; i < nb; ++i) w.position[w.bfs_order[i]] = i;
+      w.block_order.resize(nc);  // the owner of each block
+      w.fill.assign(nb + 1, 0);
       for (int k = 0; k < nc; ++k) {
         int owner = -1;
         for (int s = 0; s < 2; ++s) {
-          int l = slots_[k][s];
-          if (l >= 0 && (owner < 0 || position[l] > position[owner])) owner = l;
+          const int l = slots_[k][s];
+          if (l >= 0 && (owner < 0 || w.position[l] > w.position[owner])) owner = l;
         }
-        owned[owner].push_back(k);
+        w.block_order[k] = owner;
+        ++w.fill[owner + 1];
       }
-      for (int l : bfs_order) {
+      for (int l = 0; l < nb; ++l) w.fill[l + 1] += w.fill[l];
+      w.owned.resize(nc);
+      for (int k = 0; k < nc; ++k) w.owned[w.fill[w.block_order[k]]++] = k;
+      // fill[l] now ends body l's range; it starts where body l − 1's ends.
+      for (int l : w.bfs_order) {
         rows.push_back(2 * l);
         rows.push_back(2 * l + 1);
-        for (int k : owned[l]) rows.push_back(2 * nb + k);
+        for (int i = l == 0 ? 0 : w.fill[l - 1]; i < w.fill[l]; ++i) {
+          rows.push_back(2 * nb + w.owned[i]);
+        }
       }
       break;
     }
@@ -294,7 +317,8 @@ bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
                                        const std::vector<int>& rows, const std::vector<int>& pivots,
                                        long long budget, IslandSolveInfo& info) {
   const int nb = static_cast<int>(bodies_.size());
-  std::vector<Vec3> rhs, x;
+  std::vector<Vec3>& rhs = exact_rhs_;
+  std::vector<Vec3>& x = exact_x_;
   for (int iter = 0; iter < settings.max_active_set_iterations; ++iter) {
     // The budget covers all factorisations of the step (impacts and active-set iterations).
     const long long remaining = budget > 0 ? std::max<long long>(1, budget - info.block_ops) : 0;
@@ -505,11 +529,10 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     if (!exact_allowed) expected_passes_ = std::max(floor_passes, 0.9 * expected_passes_);
   }
   if (exact_allowed) {
-    std::vector<int> rows, pivots;
-    ordering(settings.ordering, rows, pivots);
-    propagate_impacts(bodies, contacts, settings, rows, pivots, budget, info);
+    ordering(settings.ordering, exact_rows_, exact_pivots_);
+    propagate_impacts(bodies, contacts, settings, exact_rows_, exact_pivots_, budget, info);
     save_start_velocities(bodies);
-    bool solved = run_active_set(bodies, settings, rows, pivots, budget, info);
+    bool solved = run_active_set(bodies, settings, exact_rows_, exact_pivots_, budget, info);
     // Contacts and joints without restitution only take kinetic energy out. A solution that
     // adds energy comes from a near-singular active set (redundant contacts): reject it.
     if (solved && kinetic_energy(bodies) > start_kinetic_energy() * (1 + 1e-6) + 1e-9) {
@@ -565,36 +588,39 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
   // pivot with m remaining neighbours costs m·(m + 1) and joins its neighbours into a clique.
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
-  std::vector<std::vector<int>> body_blocks(nb);
+  OrderingScratch& w = scratch_;
+  w.fill.assign(nb, 0);
   for (int k = 0; k < nc; ++k) {
     for (int s = 0; s < 2; ++s) {
       const int l = slots_[k][s];
-      if (l >= 0) body_blocks[l].push_back(k);
+      if (l >= 0) ++w.fill[l];
     }
   }
   long long ops = 0;
-  for (const std::vector<int>& list : body_blocks) {
-    const long long d = static_cast<long long>(list.size());
+  for (int l = 0; l < nb; ++l) {
+    const long long d = w.fill[l];
     ops += 2 * d * (d + 1);
   }
   if (cap > 0 && ops > cap) return ops;
-  std::vector<int> rows, pivots;
-  ordering(BlockOrdering::B, rows, pivots);
+  ordering(BlockOrdering::B, w.rows, w.pivots);  // also fills the body → blocks lists
   // Position of each constraint in the elimination order.
-  std::vector<int> position(nc);
-  for (int i = 0; i < nc; ++i) position[rows[2 * nb + i] - 2 * nb] = i;
-  // Neighbour lists (by elimination position, sorted) of the Schur complement graph.
-  std::vector<std::vector<int>> adjacent(nc);
-  for (const std::vector<int>& list : body_blocks) {
-    for (int a : list) {
-      for (int b : list) {
-        if (a != b) adjacent[position[a]].push_back(position[b]);
+  w.position.resize(nc);
+  for (int i = 0; i < nc; ++i) w.position[w.rows[2 * nb + i] - 2 * nb] = i;
+  // Neighbour lists (by elimination position) of the Schur complement graph. The lists keep
+  // their capacity between steps (cleared, never freed): fill-in grows them in place.
+  if (static_cast<int>(w.adjacent.size()) < nc) w.adjacent.resize(nc);
+  for (int p = 0; p < nc; ++p) w.adjacent[p].clear();
+  for (int l = 0; l < nb; ++l) {
+    for (int i = w.body_block_start[l]; i < w.body_block_start[l + 1]; ++i) {
+      for (int j = w.body_block_start[l]; j < w.body_block_start[l + 1]; ++j) {
+        if (i != j) {
+          w.adjacent[w.position[w.body_block_list[i]]].push_back(w.position[w.body_block_list[j]]);
+        }
       }
     }
   }
-  std::vector<int> merged;
   for (int p = 0; p < nc; ++p) {
-    std::vector<int>& mine = adjacent[p];
+    std::vector<int>& mine = w.adjacent[p];
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     // Only neighbours later in the order are still there when p is eliminated.
@@ -604,12 +630,12 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
     if (cap > 0 && ops > cap) return ops;
     // Fill-in: every later neighbour gains the others (kept unsorted until its turn).
     for (int q : mine) {
-      std::vector<int>& theirs = adjacent[q];
+      std::vector<int>& theirs = w.adjacent[q];
       for (int r : mine) {
         if (r != q) theirs.push_back(r);
       }
     }
-    std::vector<int>().swap(mine);
+    mine.clear();
   }
   return ops;
 }

@@ -223,6 +223,17 @@ class IslandBlockSolver {
   std::vector<Mat3> joint_inertia_;
   std::vector<Vec3> joint_rhs_, joint_x_;
   std::vector<int> joint_rows_, joint_pivots_;  // its elimination order (kept: no per-step allocation)
+  // Scratch of ordering() and estimate_exact_ops(), const queries of the island's graph; kept
+  // between steps so that neither allocates once the island has been seen at its size.
+  struct OrderingScratch {
+    std::vector<int> body_block_start, body_block_list;  // each body's blocks (CSR)
+    std::vector<int> fill, roots, depth, bfs_order, block_order, position, owned;
+    std::vector<int> rows, pivots;                // estimate_exact_ops's ordering B
+    std::vector<std::vector<int>> adjacent;       // Schur complement graph with fill-in
+  };
+  mutable OrderingScratch scratch_;
+  std::vector<int> exact_rows_, exact_pivots_;  // the exact path's elimination order
+  std::vector<Vec3> exact_rhs_, exact_x_;       // the exact path's right-hand side and solution
 };
 
 }  // namespace impetus

@@ -32,14 +32,15 @@ void BlockSparseLu::reset(int n) {
   // Rows keep their storage between systems (the solver refactors every step): freeing and
   // reallocating tens of thousands of small vectors cost more than the elimination itself on a
   // 10,000-link chain (fresh pages from the kernel each time).
-  if (static_cast<int>(rows_.size()) > n) {
+  if (static_cast<int>(rows_.size()) < n) {
     rows_.resize(n);
     col_rows_.resize(n);
   }
-  for (std::vector<Block>& r : rows_) r.clear();
-  for (std::vector<int>& c : col_rows_) c.clear();
-  rows_.resize(n);
-  col_rows_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    rows_[r].clear();
+    col_rows_[r].clear();
+  }
+  n_ = n;
   steps_.clear();
   updates_.clear();
   block_ops_ = 0;
@@ -60,7 +61,7 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
 
 long long BlockSparseLu::stored_blocks() const {
   long long n = 0;
-  for (const auto& r : rows_) n += static_cast<long long>(r.size());
+  for (int r = 0; r < n_; ++r) n += static_cast<long long>(rows_[r].size());
   return n;
 }
 
@@ -68,12 +69,15 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
                               long long max_block_ops) {
   aborted_ = false;
   const int n = size();
-  std::vector<char> row_done(n, 0), col_done(n, 0);
+  std::vector<char>& row_done = row_done_;
+  std::vector<char>& col_done = col_done_;
+  row_done.assign(n, 0);
+  col_done.assign(n, 0);
   steps_.clear();
   updates_.clear();
   block_ops_ = 0;
   fill_blocks_ = 0;
-  std::vector<Block> merged;
+  std::vector<Block>& merged = merged_;
   for (size_t k = 0; k < row_order.size(); ++k) {
     const int r = row_order[k];
     std::vector<Block>& pivot_row = rows_[r];
@@ -106,7 +110,6 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
       Mat3 multiplier = tb->a * step.pivot_inverse;
       updates_.push_back(Update{i, r, multiplier});
       merged.clear();
-      merged.reserve(target.size() + pivot_row.size());
       size_t a = 0, b = 0;
       while (a < target.size() || b < pivot_row.size()) {
         int ca = a < target.size() ? target[a].col : n;
@@ -129,7 +132,9 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
           ++block_ops_;
         }
       }
-      target.swap(merged);
+      // Copied back rather than swapped: every row keeps its own buffer, which stops growing
+      // once it has held its largest fill (a swap would pass buffers round and reallocate).
+      target.assign(merged.begin(), merged.end());
     }
     row_done[r] = 1;
     col_done[c] = 1;
@@ -143,7 +148,8 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
 }
 
 void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
-  std::vector<Vec3> y = b;
+  std::vector<Vec3>& y = y_;
+  y.assign(b.begin(), b.end());
   for (const Update& u : updates_) y[u.target_row] -= u.multiplier * y[u.pivot_row];
   x.assign(b.size(), Vec3::Zero());
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {

@@ -19,9 +19,11 @@ class BlockSparseLu {
     Mat3 a = Mat3::Zero();
   };
 
-  /// Square system of n block rows/columns, all zero.
+  /// Square system of n block rows/columns, all zero. Storage is kept between systems: rows
+  /// beyond n stay allocated for the next larger one, so refactoring islands of varying size
+  /// every step allocates only when a row needs more blocks than it ever held.
   void reset(int n);
-  int size() const { return static_cast<int>(rows_.size()); }
+  int size() const { return n_; }
   /// A[row][col] += a.
   void add(int row, int col, const Mat3& a);
   /// Calls fn(row, col, block) for every stored block (before factorisation: the matrix).
@@ -61,8 +63,14 @@ class BlockSparseLu {
     Mat3 multiplier = Mat3::Zero();  // row_target -= multiplier · row_pivot
   };
 
+  int n_ = 0;                                // block rows in use (rows_ may hold more)
   std::vector<std::vector<Block>> rows_;     // sorted by column
   std::vector<std::vector<int>> col_rows_;   // rows holding a block in each column
+  // Factorisation and solve scratch (kept: no allocation in steady state). solve() is const
+  // but uses y_: one system is never solved from two threads at once.
+  std::vector<char> row_done_, col_done_;
+  std::vector<Block> merged_;
+  mutable std::vector<Vec3> y_;
   std::vector<Step> steps_;
   std::vector<Update> updates_;
   long long block_ops_ = 0;

@@ -24,11 +24,13 @@ void unite(std::vector<int>& parent, int a, int b) {
 
 }  // namespace
 
-std::vector<Island> build_islands(const std::vector<char>& dynamic,
-                                  const std::vector<std::array<int, 2>>& contact_bodies,
-                                  const std::vector<std::array<int, 2>>& joint_bodies) {
+void build_islands(const std::vector<char>& dynamic,
+                   const std::vector<std::array<int, 2>>& contact_bodies,
+                   const std::vector<std::array<int, 2>>& joint_bodies, IslandScratch& scratch,
+                   std::vector<Island>& islands) {
   const int n = static_cast<int>(dynamic.size());
-  std::vector<int> parent(n);
+  std::vector<int>& parent = scratch.parent;
+  parent.resize(n);
   std::iota(parent.begin(), parent.end(), 0);
   auto is_dynamic = [&](int b) { return b >= 0 && dynamic[b]; };
   auto link = [&](const std::array<int, 2>& pair) {
@@ -37,17 +39,23 @@ std::vector<Island> build_islands(const std::vector<char>& dynamic,
   for (const auto& pair : contact_bodies) link(pair);
   for (const auto& pair : joint_bodies) link(pair);
 
-  std::vector<int> island_of(n, -1);
-  std::vector<Island> islands;
+  std::vector<int>& island_of = scratch.island_of;
+  island_of.assign(n, -1);
+  int count = 0;
   for (int i = 0; i < n; ++i) {
     if (!dynamic[i]) continue;
-    int root = find_root(parent, i);
-    if (island_of[root] < 0) {
-      island_of[root] = static_cast<int>(islands.size());
-      islands.emplace_back();
-    }
+    const int root = find_root(parent, i);
+    if (island_of[root] < 0) island_of[root] = count++;
     island_of[i] = island_of[root];
-    islands[island_of[i]].bodies.push_back(i);
+  }
+  islands.resize(count);
+  for (Island& island : islands) {
+    island.bodies.clear();
+    island.contacts.clear();
+    island.joints.clear();
+  }
+  for (int i = 0; i < n; ++i) {
+    if (dynamic[i]) islands[island_of[i]].bodies.push_back(i);
   }
   auto owner = [&](const std::array<int, 2>& pair) {
     return is_dynamic(pair[0]) ? island_of[pair[0]] : is_dynamic(pair[1]) ? island_of[pair[1]] : -1;
@@ -60,6 +68,14 @@ std::vector<Island> build_islands(const std::vector<char>& dynamic,
     int isl = owner(joint_bodies[k]);
     if (isl >= 0) islands[isl].joints.push_back(k);
   }
+}
+
+std::vector<Island> build_islands(const std::vector<char>& dynamic,
+                                  const std::vector<std::array<int, 2>>& contact_bodies,
+                                  const std::vector<std::array<int, 2>>& joint_bodies) {
+  IslandScratch scratch;
+  std::vector<Island> islands;
+  build_islands(dynamic, contact_bodies, joint_bodies, scratch, islands);
   return islands;
 }
 

@@ -13,9 +13,22 @@ struct Island {
   std::vector<int> joints;    // indices into the joint list, ascending
 };
 
+/// Union-find storage of build_islands, kept by the caller between steps.
+struct IslandScratch {
+  std::vector<int> parent, island_of;
+};
+
 /// `dynamic[i]` tells which bodies are unknowns; `contact_bodies` / `joint_bodies` give each
 /// constraint's two body indices (-1 = world). Constraints with no dynamic body are dropped.
-/// Islands are ordered by their smallest body index.
+/// Islands are ordered by their smallest body index. `islands` is rewritten in place: its
+/// vectors keep their capacity, so a step whose islands are no bigger than before allocates
+/// nothing.
+void build_islands(const std::vector<char>& dynamic,
+                   const std::vector<std::array<int, 2>>& contact_bodies,
+                   const std::vector<std::array<int, 2>>& joint_bodies, IslandScratch& scratch,
+                   std::vector<Island>& islands);
+
+/// The same, returning a new list (tests and one-off callers).
 std::vector<Island> build_islands(const std::vector<char>& dynamic,
                                   const std::vector<std::array<int, 2>>& contact_bodies,
                                   const std::vector<std::array<int, 2>>& joint_bodies);

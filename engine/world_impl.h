@@ -82,6 +82,13 @@ struct World::Impl {
   std::vector<ConstraintBlock> si_joint_blocks;  // sequential-impulse path
   BlockSolverSettings block_settings;
   std::vector<Island> islands;                   // block path, rebuilt every substep
+  std::vector<Island> sleep_islands;             // the sleep pass's, rebuilt when needed
+  // build_awake_islands's inputs and union-find, kept between steps (no allocation).
+  struct IslandInputs {
+    std::vector<char> awake;
+    std::vector<std::array<int, 2>> contact_bodies, joint_bodies;
+    IslandScratch scratch;
+  } island_inputs;
   std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
   std::vector<IslandSolveInfo> island_info;
 
@@ -121,7 +128,7 @@ struct World::Impl {
   void update_broadphase(double h);
   void run_narrowphase(double h);
   void build_contacts();
-  std::vector<Island> build_awake_islands() const;  // awake dynamic bodies, contacts + joints
+  void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints
   void solve_contacts(double h);
   void stabilize_positions();
   // Sleeping (world_sleep.cpp).

@@ -189,8 +189,8 @@ void World::Impl::update_sleep() {
 
     // Only when some body has rested long enough are the islands worth building.
     if (candidate) {
-      const std::vector<Island> awake_islands = build_awake_islands();
-      for (const Island& island : awake_islands) {
+      build_awake_islands(sleep_islands);
+      for (const Island& island : sleep_islands) {
         bool rested = true;
         for (int i : island.bodies) rested = rested && sleep_time[i] >= def.sleep_delay;
         if (!rested) continue;

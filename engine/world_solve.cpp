@@ -64,14 +64,16 @@ void World::Impl::build_contacts() {
   }
 }
 
-std::vector<Island> World::Impl::build_awake_islands() const {
+void World::Impl::build_awake_islands(std::vector<Island>& out) {
   // Sleeping bodies are no unknowns: their joints and islands drop out (world_sleep.cpp).
-  std::vector<char> awake(bodies.size());
-  for (size_t i = 0; i < bodies.size(); ++i) awake[i] = bodies[i].dynamic && !bodies[i].asleep ? 1 : 0;
-  std::vector<std::array<int, 2>> contact_bodies(contacts.size()), joint_bodies(joints.size());
-  for (size_t k = 0; k < contacts.size(); ++k) contact_bodies[k] = {contacts[k].body_a, contacts[k].body_b};
-  for (size_t k = 0; k < joints.size(); ++k) joint_bodies[k] = {joints[k].body_a, joints[k].body_b};
-  return build_islands(awake, contact_bodies, joint_bodies);
+  IslandInputs& in = island_inputs;
+  in.awake.resize(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) in.awake[i] = bodies[i].dynamic && !bodies[i].asleep ? 1 : 0;
+  in.contact_bodies.resize(contacts.size());
+  in.joint_bodies.resize(joints.size());
+  for (size_t k = 0; k < contacts.size(); ++k) in.contact_bodies[k] = {contacts[k].body_a, contacts[k].body_b};
+  for (size_t k = 0; k < joints.size(); ++k) in.joint_bodies[k] = {joints[k].body_a, joints[k].body_b};
+  build_islands(in.awake, in.contact_bodies, in.joint_bodies, in.scratch, out);
 }
 
 void World::Impl::solve_contacts(double h) {
@@ -86,7 +88,7 @@ void World::Impl::solve_contacts(double h) {
   }
   // Block solver: islands of dynamic bodies, solved in parallel; each island writes only its
   // own bodies, contacts and joints, so the result does not depend on the thread count.
-  islands = build_awake_islands();
+  build_awake_islands(islands);
   if (island_solvers.size() < islands.size()) island_solvers.resize(islands.size());
   island_info.assign(islands.size(), IslandSolveInfo{});
   const double restitution_threshold = block_settings.restitution_threshold;

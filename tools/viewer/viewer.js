@@ -283,7 +283,7 @@
     const center = box.getCenter(new THREE.Vector3());
     const size = box.getSize(new THREE.Vector3()).length();
     controls.target.copy(center);
-    camera.position.set(center.x + 0.75 * size, center.y - 1.0 * size, center.z + 0.6 * size);
+    camera.position.set(center.x + 0.5 * size, center.y - 0.85 * size, center.z + 0.55 * size);
     camera.near = Math.max(0.001, size / 1000);
     camera.far = size * 100 + 100;
     camera.updateProjectionMatrix();

@@ -1,6 +1,8 @@
 #include "tools/viewer/scene_shapes.h"
 
+#include <array>
 #include <map>
+#include <vector>
 
 #include "cloth/cloth_mesh.h"
 #include "engine/shape_tessellation.h"
@@ -33,21 +35,27 @@ const char* body_colour(const BodyDef& body) {
   return "#888888";
 }
 
+// Sets j["vertices"] (flat x, y, z) and j["triangles"] (flat, 0-based). Single precision is
+// what every renderer uses; it also keeps the file small.
+void put_triangles(const std::vector<Vec3>& vertices,
+                   const std::vector<std::array<int, 3>>& triangles, Json* j) {
+  Json flat_vertices = Json::array();
+  for (const Vec3& v : vertices) {
+    for (int k = 0; k < 3; ++k) flat_vertices.push_back(static_cast<float>(v[k]));
+  }
+  Json flat_triangles = Json::array();
+  for (const auto& t : triangles) {
+    for (int k = 0; k < 3; ++k) flat_triangles.push_back(t[k]);
+  }
+  (*j)["vertices"] = std::move(flat_vertices);
+  (*j)["triangles"] = std::move(flat_triangles);
+}
+
 Json surface_json(const ShapeSurface& surface, const Shape& shape) {
-  Json vertices = Json::array();
-  for (const Vec3& v : surface.vertices) {
-    // Single precision is what every renderer uses; it also keeps the file small.
-    for (int k = 0; k < 3; ++k) vertices.push_back(static_cast<float>(v[k]));
-  }
-  Json triangles = Json::array();
-  for (const auto& t : surface.triangles) {
-    for (int k = 0; k < 3; ++k) triangles.push_back(t[k]);
-  }
   Json j = Json::object();
   j["type"] = shape_type_name(shape.type);
   j["smooth"] = surface.smooth;
-  j["vertices"] = std::move(vertices);
-  j["triangles"] = std::move(triangles);
+  put_triangles(surface.vertices, surface.triangles, &j);
   return j;
 }
 
@@ -77,19 +85,10 @@ Json cloth_json(const ClothDef& cloth) {
     mesh.vertices = cloth.mesh_vertices;
     mesh.triangles = cloth.mesh_triangles;
   }
-  Json vertices = Json::array();
-  for (const Vec3& v : mesh.vertices) {
-    for (int k = 0; k < 3; ++k) vertices.push_back(static_cast<float>(v[k]));
-  }
-  Json triangles = Json::array();
-  for (const auto& t : mesh.triangles) {
-    for (int k = 0; k < 3; ++k) triangles.push_back(t[k]);
-  }
   Json j = Json::object();
   j["name"] = cloth.name;
   j["color"] = "#d64f7a";
-  j["vertices"] = std::move(vertices);
-  j["triangles"] = std::move(triangles);
+  put_triangles(mesh.vertices, mesh.triangles, &j);
   return j;
 }
 

@@ -158,6 +158,11 @@ TEST_F(CliTest, DivergenceExitsThreeAndStillWritesSummary) {
   const json summary = read_json(path("out/summary.json"));
   EXPECT_EQ(summary.at("status"), "diverged");
   EXPECT_EQ(summary.at("steps"), 1);
+  // The message stderr gave is kept for the report's header.
+  const std::string message = summary.at("divergence");
+  EXPECT_CONTAINS(message, "ball");
+  EXPECT_CONTAINS(r.err, message);
+  EXPECT_TRUE(fs::exists(path("out/report.html")));
   EXPECT_EQ(count_lines(read_text(path("out/trajectory.jsonl"))), 2);
 }
 

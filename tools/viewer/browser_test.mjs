@@ -98,8 +98,12 @@ try {
   const expected = summary.bodies[body].position;
   const error = drawn ? Math.max(...drawn.map((x, k) => Math.abs(x - expected[k]))) : Infinity;
   check(error < 1e-4, `'${body}' drawn at [${drawn}] vs summary.json [${expected}] (error ${error})`);
-  const info = await page.evaluate((name) => window.impetusViewer.pick(name), body);
-  check(info.startsWith(body), `clicking '${body}' shows its state`);
+  // Click the body where it is drawn (a real mouse click on the canvas).
+  const [x, y] = await page.evaluate((name) => window.impetusViewer.screenPosition(name), body);
+  await page.mouse.click(x, y);
+  const info = await page.evaluate(() => window.impetusViewer.pickedText());
+  check(info.startsWith(body + ' '), `clicking '${body}' at (${x.toFixed(0)}, ${y.toFixed(0)}) shows its state: ` +
+    `'${info.split('\n')[0]}'`);
 
   // Let the renderer draw the frame, then judge the screenshot of the 3D canvas.
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -140,10 +144,17 @@ try {
 
   const pageShot = option('--page-screenshot');
   if (pageShot) {
-    await page.evaluate((name) => window.impetusViewer.pick(''), body);
+    await page.evaluate(() => window.impetusViewer.pick(''));
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: pageShot, type: 'png' });
   }
+  // Following a body puts the orbit centre on it, and keeps it there while scrubbing.
+  await page.evaluate((name) => window.impetusViewer.follow(name), body);
+  await page.evaluate(() => window.impetusViewer.seekFrame(0));
+  const target = await page.evaluate(() => window.impetusViewer.cameraTarget());
+  const start = await page.evaluate((name) => window.impetusViewer.bodyPosition(name), body);
+  const followError = Math.max(...target.map((t, k) => Math.abs(t - start[k])));
+  check(followError < 1e-6, `following '${body}' keeps the camera on it (error ${followError})`);
   check(consoleErrors.length === 0, `no console errors${consoleErrors.length ? ': ' + consoleErrors.join(' | ') : ''}`);
 } finally {
   await browser.close();

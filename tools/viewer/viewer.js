@@ -641,6 +641,16 @@
       for (const c of charts) counts[c.impetusId] = c.data.datasets.map((d) => d.data.length);
       return counts;
     },
+    // Where a body's origin appears on the page (CSS pixels), for clicking it.
+    screenPosition(name) {
+      const p = this.bodyPosition(name);
+      if (!p) return null;
+      const ndc = new THREE.Vector3().fromArray(p).project(camera);
+      const rect = canvas.getBoundingClientRect();
+      return [rect.left + ((ndc.x + 1) / 2) * rect.width, rect.top + ((1 - ndc.y) / 2) * rect.height];
+    },
+    cameraTarget: () => controls.target.toArray(),
+    pickedText: () => (document.getElementById('body-info').hidden ? '' : document.getElementById('body-info').textContent),
     pick(name) {
       picked = movingIndex.has(name) ? name : '';
       updateBodyInfo();

@@ -4,7 +4,9 @@
 // rules, independently of the writer.
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -212,6 +214,49 @@ TEST_F(CliTest, ViewRewritesTheReportAndPrintsItsUrl) {
   r = cli("view " + quoted("nowhere"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+}
+
+TEST_F(CliTest, ViewRejectsDamagedResultsWithOneErrorLine) {
+  write_text(path("scene.json"), pile_scene().dump());
+  ASSERT_EQ(cli("run " + quoted("scene.json") + " --out " + quoted("out") + " --no-report").exit_code, 0);
+  const json shapes = read_json(path("out/shapes.json"));
+  const std::string trajectory = read_text(path("out/trajectory.jsonl"));
+  auto expect_rejected = [&](const std::string& what, const std::string& where) {
+    CommandResult r = cli("view " + quoted("out") + " --gltf " + quoted("out.glb"));
+    EXPECT_EQ(r.exit_code, 2) << what;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << what << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+    EXPECT_NE(r.err.find(where), std::string::npos) << what << ": " << r.err;
+  };
+  // Each damage on its own, the other files intact.
+  const std::vector<std::pair<std::string, std::function<void(json*)>>> damages = {
+      {"surfaces[0]", [](json* d) { (*d)["surfaces"][0]["triangles"].push_back(999); }},
+      {"surfaces[1]", [](json* d) { (*d)["surfaces"][1]["vertices"] = "none"; }},
+      {"bodies[2]", [](json* d) { (*d)["bodies"][2]["surface"] = 99; }},
+      {"bodies[3]", [](json* d) { (*d)["bodies"][3]["color"] = "#zzzzzz"; }},
+      {"bodies[1]", [](json* d) { (*d)["bodies"][1]["orientation"] = json::array({1, 0}); }},
+      {"bodies[0]", [](json* d) { (*d)["bodies"][0].erase("name"); }},
+      {"shapes.json", [](json* d) { (*d)["format"] = "other/1"; }},
+  };
+  for (const auto& [where, damage] : damages) {
+    json bad = shapes;
+    damage(&bad);
+    write_text(path("out/shapes.json"), bad.dump());
+    expect_rejected("shapes.json " + where, where);
+  }
+  write_text(path("out/shapes.json"), shapes.dump());
+  write_text(path("out/trajectory.jsonl"), trajectory + "{\"step\": 1}\n");
+  expect_rejected("trajectory without time", "trajectory.jsonl:" + std::to_string(count_lines(trajectory) + 1));
+  write_text(path("out/trajectory.jsonl"), trajectory + "not json\n");
+  expect_rejected("trajectory line not JSON", "trajectory.jsonl:");
+
+  // A frame whose body records are damaged still exports: those bodies keep their last pose.
+  std::string odd = trajectory;
+  odd += "{\"step\": 1000, \"time\": 10.0, \"bodies\": {\"ball\": 7, \"crate\": {\"position\": null}}}\n";
+  write_text(path("out/trajectory.jsonl"), odd);
+  CommandResult r = cli("view " + quoted("out") + " --gltf " + quoted("out.glb"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("out.glb")));
 }
 
 }  // namespace

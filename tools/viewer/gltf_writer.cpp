@@ -85,6 +85,15 @@ class BinaryBuilder {
   json accessors_ = json::array();
 };
 
+// obj[key], or null when obj is not an object or lacks the key (trajectory records are only
+// checked for step, time and bodies).
+const json& member(const json& obj, const char* key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
 // A JSON number or the fallback (a diverged run's last frame may hold null for NaN).
 double number_or(const json& value, double fallback) {
   return value.is_number() ? value.get<double>() : fallback;
@@ -194,7 +203,9 @@ class GltfBuilder {
     for (std::size_t c = 0; c < r_.shapes["cloths"].size(); ++c) root_children.push_back(add_cloth(c));
     // z-up world → y-up glTF: −90° about x.
     const double s = std::sqrt(0.5);
-    nodes_.push_back({{"name", r_.shapes.value("scene", "impetus")},
+    const json& scene = member(r_.shapes, "scene");
+    const std::string scene_name = scene.is_string() ? scene.get<std::string>() : "impetus";
+    nodes_.push_back({{"name", scene_name},
                       {"rotation", {-s, 0.0, 0.0, s}},
                       {"children", root_children}});
     const int root = static_cast<int>(nodes_.size()) - 1;
@@ -202,7 +213,7 @@ class GltfBuilder {
     json doc = json::object();
     doc["asset"] = {{"version", "2.0"}, {"generator", generator}};
     doc["scene"] = 0;
-    doc["scenes"] = json::array({{{"name", r_.shapes.value("scene", "impetus")}, {"nodes", {root}}}});
+    doc["scenes"] = json::array({{{"name", scene_name}, {"nodes", {root}}}});
     doc["nodes"] = nodes_;
     doc["meshes"] = meshes_;
     doc["materials"] = materials_;
@@ -267,8 +278,8 @@ class GltfBuilder {
         const json& bodies = frame["bodies"];
         auto it = bodies.find(name);
         if (it != bodies.end()) {
-          position = read_vec3((*it)["position"], position);
-          orientation = read_quat((*it)["orientation"], orientation);
+          position = read_vec3(member(*it, "position"), position);
+          orientation = read_quat(member(*it, "orientation"), orientation);
         }
         // Same hemisphere as the previous key, so interpolation takes the short way round.
         if (previous.coeffs().dot(orientation.coeffs()) < 0) orientation.coeffs() *= -1;

@@ -1,5 +1,6 @@
 #include "tools/viewer/run_results.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -54,20 +55,86 @@ bool read_frames(const fs::path& path, std::vector<json>* frames, std::string* e
   return true;
 }
 
+// shapes.json is checked completely here, so that the writers can read it without checks:
+// a hand-edited or truncated file gives one error naming the entry, never a crash.
+bool is_numbers(const json& v, std::size_t count) {
+  if (!v.is_array() || (count > 0 && v.size() != count)) return false;
+  for (const json& x : v) {
+    if (!x.is_number()) return false;
+  }
+  return true;
+}
+
+// A flat x, y, z list and a flat triangle list indexing it.
+bool is_triangle_surface(const json& v) {
+  if (!v.is_object() || !v.contains("vertices") || !v.contains("triangles")) return false;
+  const json& vertices = v["vertices"];
+  const json& triangles = v["triangles"];
+  if (!is_numbers(vertices, 0) || vertices.size() % 3 != 0 || !triangles.is_array() ||
+      triangles.size() % 3 != 0)
+    return false;
+  for (const json& i : triangles) {
+    if (!i.is_number_unsigned() || i.get<std::size_t>() >= vertices.size() / 3) return false;
+  }
+  return true;
+}
+
+bool is_colour(const json& v) {
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() != 7 || s[0] != '#') return false;
+  for (std::size_t i = 1; i < 7; ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
 bool check_shapes(const fs::path& path, const json& shapes, std::string* error) {
+  auto fail = [&](const std::string& where, const std::string& problem) {
+    *error = path.string() + ": " + where + ": " + problem;
+    return false;
+  };
   if (shapes.value("format", "") != "impetus-shapes/1" || !shapes.contains("bodies") ||
       !shapes["bodies"].is_array() || !shapes.contains("surfaces") ||
-      !shapes["surfaces"].is_array() || !shapes.contains("cloths") || !shapes["cloths"].is_array()) {
+      !shapes["surfaces"].is_array() || !shapes.contains("cloths") || !shapes["cloths"].is_array() ||
+      !shapes.contains("joints") || !shapes["joints"].is_array()) {
     *error = path.string() + ": not an impetus-shapes/1 document";
     return false;
   }
-  const std::size_t surfaces = shapes["surfaces"].size();
-  for (const json& body : shapes["bodies"]) {
-    if (!body.contains("surface") || !body["surface"].is_number_unsigned() ||
-        body["surface"].get<std::size_t>() >= surfaces) {
-      *error = path.string() + ": body '" + body.value("name", "?") + "': bad surface index";
-      return false;
-    }
+  const json& surfaces = shapes["surfaces"];
+  for (std::size_t i = 0; i < surfaces.size(); ++i) {
+    if (!is_triangle_surface(surfaces[i]))
+      return fail("surfaces[" + std::to_string(i) + "]", "needs vertices (x, y, z ...) and triangles indexing them");
+  }
+  const json& bodies = shapes["bodies"];
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const json& b = bodies[i];
+    const std::string where = "bodies[" + std::to_string(i) + "]";
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("motion") ||
+        !b["motion"].is_string() || !b.contains("shape") || !b["shape"].is_string())
+      return fail(where, "needs name, motion and shape strings");
+    if (!b.contains("surface") || !b["surface"].is_number_unsigned() ||
+        b["surface"].get<std::size_t>() >= surfaces.size())
+      return fail(where, "surface must index surfaces");
+    if (!b.contains("color") || !is_colour(b["color"])) return fail(where, "color must be #rrggbb");
+    if (!b.contains("position") || !is_numbers(b["position"], 3) || !b.contains("orientation") ||
+        !is_numbers(b["orientation"], 4))
+      return fail(where, "needs position [x, y, z] and orientation [w, x, y, z]");
+  }
+  const json& joints = shapes["joints"];
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    const json& j = joints[i];
+    if (!j.is_object() || !j.contains("body_a") || !j["body_a"].is_string() ||
+        !j.contains("anchor_a") || !is_numbers(j["anchor_a"], 3))
+      return fail("joints[" + std::to_string(i) + "]", "needs body_a and anchor_a [x, y, z]");
+  }
+  const json& cloths = shapes["cloths"];
+  for (std::size_t i = 0; i < cloths.size(); ++i) {
+    const json& c = cloths[i];
+    const std::string where = "cloths[" + std::to_string(i) + "]";
+    if (!is_triangle_surface(c) || !c.contains("name") || !c["name"].is_string())
+      return fail(where, "needs a name, vertices and triangles indexing them");
+    if (!c.contains("color") || !is_colour(c["color"])) return fail(where, "color must be #rrggbb");
   }
   return true;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <system_error>
@@ -154,13 +155,40 @@ Json bodies_json(const World& world, const std::vector<BodyId>& moving) {
   return bodies;
 }
 
-Json frame_json(const World& world, const std::vector<BodyId>& moving) {
+// Wall-clock milliseconds per step by phase over the steps since the previous frame (zeros on the
+// first frame). The only frame figures that differ between runs of the same scene.
+class FrameTimer {
+ public:
+  Json phases_since_last_frame(const World& world) {
+    const WorldStats& stats = world.stats();
+    const long long steps = world.step_count() - last_step_;
+    Json phases = Json::object();
+    for (const char* phase : kRequiredPhases) phases[phase] = 0.0;
+    for (const auto& [phase, seconds] : stats.phase_seconds) {
+      double& before = last_seconds_[phase];
+      phases[phase] = steps > 0 ? (seconds - before) * 1000.0 / static_cast<double>(steps) : 0.0;
+      before = seconds;
+    }
+    last_step_ = world.step_count();
+    return phases;
+  }
+
+ private:
+  long long last_step_ = 0;
+  std::map<std::string, double> last_seconds_;
+};
+
+Json frame_json(const World& world, const std::vector<BodyId>& moving, FrameTimer* timer) {
   Json frame = Json::object();
   frame["step"] = world.step_count();
   frame["time"] = world.time();
   frame["bodies"] = bodies_json(world, moving);
   frame["contacts"] = world.contact_count();
   frame["energy"] = world.total_energy();
+  frame["max_penetration"] = world.current_max_penetration();
+  frame["joint_error"] = world.current_joint_error();
+  frame["bodies_asleep"] = world.stats().bodies_asleep;
+  frame["ms_per_step_by_phase"] = timer->phases_since_last_frame(world);
   return frame;
 }
 
@@ -183,6 +211,7 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   summary["engine"] = {{"version", IMPETUS_VERSION}, {"threads", threads},
                        {"build", IMPETUS_BUILD_TYPE}};
   summary["status"] = final.status;
+  if (world.status() == WorldStatus::Diverged) summary["divergence"] = world.divergence_message();
   summary["steps"] = steps;
   summary["time"] = world.time();
   summary["state_hash"] = final.state_hash;
@@ -332,8 +361,9 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
   times.energy_start = world->total_energy();
   const Clock::time_point start = Clock::now();
   const bool meshes = writing && options.write_meshes && world->cloth_count() > 0;
+  FrameTimer frame_timer;
   auto write_frame = [&]() -> bool {
-    trajectory.write(frame_json(*world, moving));
+    trajectory.write(frame_json(*world, moving, &frame_timer));
     if (!meshes) return true;
     for (int c = 0; c < world->cloth_count(); ++c) {
       char name[64];

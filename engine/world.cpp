@@ -212,6 +212,7 @@ const WorldDef& World::def() const { return impl_->def; }
 const WorldStats& World::stats() const { return impl_->stats; }
 int World::contact_count() const { return impl_->stats.contacts_last; }
 double World::current_max_penetration() const { return impl_->last_max_penetration; }
+double World::current_joint_error() const { return impl_->last_joint_error; }
 
 double World::total_energy() const {
   const Impl& w = *impl_;

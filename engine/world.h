@@ -112,6 +112,8 @@ class World {
   int contact_count() const;
   /// Deepest rigid overlap at the end of the last step [m].
   double current_max_penetration() const;
+  /// Largest distance between a joint's two anchor points at the end of the last step [m].
+  double current_joint_error() const;
 
  private:
   struct Impl;

@@ -121,6 +121,7 @@ struct World::Impl {
   long long step_count = 0;
   double time = 0;
   double last_max_penetration = 0;
+  double last_joint_error = 0;        // largest joint anchor gap at the end of the last step [m]
 
   // Phases of one (sub)step, in order (DESIGN.md, "The step").
   void substep(double h);

@@ -139,8 +139,10 @@ void World::Impl::stabilize_positions() {
 }
 
 void World::Impl::measure_joint_errors() {
+  last_joint_error = 0;
   for (const JointSim& j : joints) {
     JointError e = measure_joint_error(j, bodies);
+    last_joint_error = std::max(last_joint_error, e.linear);
     stats.joint_error_max = std::max(stats.joint_error_max, e.linear);
     stats.joint_angle_error_max = std::max(stats.joint_angle_error_max, e.angular);
   }

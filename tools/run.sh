@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs missing build dependencies, configures (Release), builds the `impetus` CLI and runs a
-# scene: `tools/run.sh [SCENE] [-- impetus-run-args]`. SCENE defaults to scenes/showcase.json;
-# it may be a path (from the current directory or the repository root) or a bare scene name
-# (`box_pile` → scenes/box_pile.json). Results go to results/<scene-name>/ in the repository.
+# scene: `tools/run.sh [SCENE] [-- impetus-run-args]`, ending with the file:// URL of the run's
+# report.html. SCENE defaults to scenes/showcase.json; it may be a path (from the current
+# directory or the repository root) or a bare scene name (`box_pile` → scenes/box_pile.json). Results go to results/<scene-name>/ in the repository.
 # Examples: tools/run.sh; tools/run.sh scenes/box_stack.json -- --threads 1 --every 10
 # Environment: BUILD_DIR (default build, relative to the repository root), JOBS (default: all
 # cores), BUILD_TYPE (default Release), IMPETUS_SKIP_SETUP=1 to skip the package check.
@@ -74,6 +74,11 @@ print(f"  {st['ms_per_step']:.3f} ms/step, {st['wall_seconds']:.2f} s wall, "
 print(f"  contacts max {st['contacts_max']}, max penetration {1000 * st['max_penetration']:.3f} mm")
 print(f"  energy {st['energy_start']:.1f} J -> {st['energy_end']:.1f} J, state_hash {s['state_hash']}")
 PY
+  fi
+  if [[ -f "$out/report.html" ]]; then
+    echo
+    echo "report (3D playback and plots; open it in a browser, it works offline):"
+    echo "  file://$(realpath -- "$out/report.html")"
   fi
 fi
 exit "$rc"

@@ -8,6 +8,12 @@
 # in tools/peers/ use (MuJoCo, FCL; Bullet's dynamics and soft bodies come with libbullet-dev).
 # Building and testing impetus never needs them.
 #
+# The run viewer (report.html, tools/viewer/) embeds three.js r111 and Chart.js from Debian's
+# libjs-three and libjs-chart.js; its browser tests drive Debian's chromium through npm
+# puppeteer-core, and its glTF test runs npm gltf-validator. The npm packages go to
+# tools/viewer/node_modules (gitignored) from tools/viewer/package-lock.json, with Node.js and
+# npm from Debian when the machine has no npm yet.
+#
 # libbenchmark-dev is deliberately not listed: impetus-bench uses its own small harness
 # (tools/bench/bench.h), so Google Benchmark is never needed. OpenMP comes with g++ (libgomp).
 set -euo pipefail
@@ -22,7 +28,15 @@ packages=(
   libspdlog-dev
   nlohmann-json3-dev
   libgtest-dev
+  libjs-three
+  libjs-chart.js
+  chromium
 )
+# Node.js may come from elsewhere (a nodejs build that bundles npm); only without npm do the
+# Debian packages come in.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 if [[ "${1:-}" == --peers ]]; then
   packages+=(libmujoco-dev libfcl-dev)
 elif (($# > 0)); then
@@ -48,7 +62,21 @@ for pkg in "${packages[@]}"; do
   fi
 done
 
+# The viewer's npm tools, when missing (no root needed; the lock file fixes every version).
+install_viewer_tools() {
+  local dir=tools/viewer
+  [[ -d "$dir/node_modules/gltf-validator" && -d "$dir/node_modules/puppeteer-core" ]] && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: warning: no npm; the glTF validator and browser tests will be skipped" >&2
+    return 0
+  fi
+  echo "setup: installing the viewer's npm tools into $dir/node_modules"
+  (cd "$dir" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
 if ((${#missing[@]} == 0)); then
+  install_viewer_tools
   echo "setup: all build dependencies are installed."
   exit 0
 fi
@@ -68,3 +96,4 @@ fi
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 echo "setup: installed: ${missing[*]}"
+install_viewer_tools

@@ -37,7 +37,7 @@ const std::map<std::string, Expected>& expected_counts() {
       {"ragdolls_20", {1 + 20 * 11, 20 * 10, 0, 960}},
       {"stack_boxes_10", {11, 0, 0, 960}},
       // scenes/ (scenes/README.md).
-      {"showcase", {6 + 4 * 27 + 2 * 18, 0, 0, 1200}},
+      {"showcase", {7 + 75 + 3 * 11 + 12 + 2 + 1, 3 * 10 + 12, 1, 960}},
       {"sphere_pile", {5 + 75 + 64, 0, 0, 960}},
       {"box_pile", {5 + 75 + 64, 0, 0, 960}},
       {"box_stack", {6, 0, 0, 720}},

@@ -72,11 +72,19 @@ TEST_F(CliTest, RunWritesSummaryAndTrajectoryPerSpec) {
   ASSERT_EQ(frames.size(), expected_steps.size());
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const json& f = frames[i];
-    EXPECT_EQ(f.size(), 5u);
+    EXPECT_EQ(f.size(), 9u);
     EXPECT_EQ(f.at("step").get<long long>(), expected_steps[i]);
     EXPECT_NEAR(f.at("time").get<double>(), 0.01 * static_cast<double>(expected_steps[i]), 1e-12);
     EXPECT_TRUE(f.at("contacts").is_number_integer());
     EXPECT_TRUE(f.at("energy").is_number());
+    // Per-frame figures of the plots: never above the run's maxima in summary.json.
+    EXPECT_GE(f.at("max_penetration").get<double>(), 0.0);
+    EXPECT_LE(f.at("max_penetration").get<double>(), stats.at("max_penetration").get<double>());
+    EXPECT_GE(f.at("joint_error").get<double>(), 0.0);
+    EXPECT_LE(f.at("joint_error").get<double>(), stats.at("joint_error_max").get<double>());
+    EXPECT_TRUE(f.at("bodies_asleep").is_number_integer());
+    for (const char* phase : {"broadphase", "narrowphase", "solver", "cloth"})
+      EXPECT_GE(f.at("ms_per_step_by_phase").at(phase).get<double>(), 0.0) << phase;
     expect_body_states(f.at("bodies"));
   }
   // The first frame is the scene's initial state; the last is the summary's final state.
@@ -150,6 +158,11 @@ TEST_F(CliTest, DivergenceExitsThreeAndStillWritesSummary) {
   const json summary = read_json(path("out/summary.json"));
   EXPECT_EQ(summary.at("status"), "diverged");
   EXPECT_EQ(summary.at("steps"), 1);
+  // The message stderr gave is kept for the report's header.
+  const std::string message = summary.at("divergence");
+  EXPECT_CONTAINS(message, "ball");
+  EXPECT_CONTAINS(r.err, message);
+  EXPECT_TRUE(fs::exists(path("out/report.html")));
   EXPECT_EQ(count_lines(read_text(path("out/trajectory.jsonl"))), 2);
 }
 
@@ -166,7 +179,15 @@ TEST_F(CliTest, SameResultsAcrossRunsAndThreadCounts) {
                           " --threads " + std::to_string(threads));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     summaries.push_back(read_json(path(name) / "summary.json"));
-    trajectories.push_back(read_text(path(name) / "trajectory.jsonl"));
+    // Every frame figure but the wall-clock phase timings must be bit-identical.
+    std::istringstream lines(read_text(path(name) / "trajectory.jsonl"));
+    std::string without_timings;
+    for (std::string line; std::getline(lines, line);) {
+      json frame = json::parse(line);
+      EXPECT_EQ(frame.erase("ms_per_step_by_phase"), 1u);
+      without_timings += frame.dump() + "\n";
+    }
+    trajectories.push_back(without_timings);
   }
   for (std::size_t i = 1; i < summaries.size(); ++i) {
     EXPECT_EQ(summaries[i].at("state_hash"), summaries[0].at("state_hash")) << i;

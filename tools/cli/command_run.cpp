@@ -1,4 +1,4 @@
-// `impetus run SCENE --out DIR`: step a scene and write its results.
+// `impetus run SCENE --out DIR`: step a scene and write its results (and its report).
 #include <string>
 #include <vector>
 
@@ -7,6 +7,8 @@
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_bar.h"
 #include "tools/cli/scene_command.h"
+#include "tools/cli/viewer_outputs.h"
+#include "tools/viewer/report_writer.h"
 
 namespace impetus::cli {
 
@@ -80,7 +82,10 @@ RunOutcome run_with_progress(const SceneDef& scene, const RunOptions& options, b
 
 int command_run(const std::vector<std::string>& args) {
   std::string error;
-  std::optional<ParsedArgs> parsed = parse_args("run", args, scene_run_option_specs(), &error);
+  std::vector<OptionSpec> specs = scene_run_option_specs();
+  specs.push_back({"--no-report", false, ""});
+  specs.push_back({"--gltf", true, ""});
+  std::optional<ParsedArgs> parsed = parse_args("run", args, specs, &error);
   if (!parsed) {
     print_error(error);
     return kExitInvalid;
@@ -104,6 +109,15 @@ int command_run(const std::vector<std::string>& args) {
     print_error("run: missing --out DIR (see 'impetus run --help')");
     return kExitInvalid;
   }
+  ViewerRequest viewer;
+  viewer.dir = options.out_dir;
+  viewer.report = !parsed->has("--no-report");
+  viewer.report_required = false;
+  viewer.gltf = parsed->get("--gltf").value_or("");
+  if (parsed->has("--gltf") && viewer.gltf.empty()) {
+    print_error("run: --gltf: must name a file");
+    return kExitInvalid;
+  }
   const std::string& scene_path = parsed->positionals.front();
   std::optional<SceneDef> scene = load_scene_or_report(scene_path);
   if (!scene) return kExitInvalid;
@@ -119,6 +133,11 @@ int command_run(const std::vector<std::string>& args) {
     print_error(outcome.error);
     return kExitInvalid;
   }
+  // summary.json is written (finished or diverged): the viewer files describe either.
+  viewer.scene = &*scene;
+  bool report_written = false;
+  if (write_viewer_outputs(viewer, &report_written) != kExitOk) return kExitInvalid;
+  if (report_written) logger()->info("report: {}", viewer::report_url(options.out_dir));
   if (outcome.exit_code == kExitDiverged) {
     print_error(scene_path + ": simulation diverged: " + outcome.error);
     logger()->info("partial results (status \"diverged\") in {}", options.out_dir);

@@ -21,13 +21,15 @@ std::string general_help() {
              "usage: impetus <command> [options]\n"
              "\n"
              "commands:\n"
-             "  run SCENE --out DIR          step a scene, write summary.json and "
-             "trajectory.jsonl\n"
+             "  run SCENE --out DIR          step a scene, write summary.json, "
+             "trajectory.jsonl, report.html\n"
              "  validate SCENE               load and check a scene, print its counts\n"
              "  query FILE|-                 answer geometric queries (impetus-query/1), JSON "
              "on stdout\n"
              "  check SCENE --golden FILE    run a scene and compare it with a golden "
              "summary.json\n"
+             "  view DIR                     write DIR/report.html (3D playback and plots) for "
+             "a run\n"
              "  help [COMMAND]               this help, or a command's\n"
              "\n"
              "options:\n"
@@ -45,10 +47,12 @@ std::string command_help(const std::string& command) {
     return std::string(
                "usage: impetus run SCENE --out DIR [options]\n"
                "\n"
-               "Steps SCENE (impetus-scene/1 JSON) and writes DIR/summary.json and\n"
-               "DIR/trajectory.jsonl (DIR is created if missing; nothing is written when the\n"
-               "scene is invalid). Exit 0 when the run finished, 2 for an invalid scene or\n"
-               "command line, 3 when the simulation diverged (summary still written).\n"
+               "Steps SCENE (impetus-scene/1 JSON) and writes DIR/summary.json,\n"
+               "DIR/trajectory.jsonl, DIR/shapes.json and DIR/report.html, a page that plays\n"
+               "the run back and plots its figures (open it from file://; DIR is created if\n"
+               "missing; nothing is written when the scene is invalid). Exit 0 when the run\n"
+               "finished, 2 for an invalid scene or command line, 3 when the simulation\n"
+               "diverged (summary and report still written).\n"
                "\n"
                "options:\n"
                "  --out DIR       output folder (required)\n"
@@ -57,7 +61,26 @@ std::string command_help(const std::string& command) {
                "  --solver S      block | sequential_impulse: overrides settings.solver\n"
                "  --every N       write a trajectory frame every N steps (default: ~100 "
                "frames)\n"
-               "  --no-meshes     do not write cloth meshes\n") +
+               "  --no-meshes     do not write cloth meshes\n"
+               "  --no-report     do not write report.html\n"
+               "  --gltf FILE     also write the run as binary glTF 2.0 (.glb)\n") +
+           kCommonOptions;
+  }
+  if (command == "view") {
+    return std::string(
+               "usage: impetus view DIR [options]\n"
+               "\n"
+               "Writes DIR/report.html (and DIR/report_files/) for the results of an earlier\n"
+               "`impetus run` and prints its file:// URL. The page plays the trajectory back\n"
+               "in 3D (every shape, cloth, joints) and plots energy, contacts, penetration,\n"
+               "joint error, time per phase and sleeping bodies against time.\n"
+               "Exit 0 when written, 2 when DIR is not a readable results folder.\n"
+               "\n"
+               "options:\n"
+               "  --scene SCENE   rewrite DIR/shapes.json from SCENE first (for results of an\n"
+               "                  impetus that did not write it)\n"
+               "  --gltf FILE     also write the run as binary glTF 2.0 (.glb)\n"
+               "  --no-report     do not write report.html (with --gltf)\n") +
            kCommonOptions;
   }
   if (command == "validate") {

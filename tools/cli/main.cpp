@@ -61,6 +61,7 @@ int dispatch(const std::vector<std::string>& argv) {
   if (command == "validate") return command_validate(rest);
   if (command == "query") return command_query(rest);
   if (command == "check") return command_check(rest);
+  if (command == "view") return command_view(rest);
   print_error("unknown command '" + command + "' (see 'impetus --help')");
   return kExitInvalid;
 }

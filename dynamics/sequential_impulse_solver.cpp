@@ -39,6 +39,10 @@ Vec3 relative_velocity(const RigidBodySim& a, const RigidBodySim& b, const Vec3&
 void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
                                       std::vector<ContactConstraint>& contacts, double h,
                                       const SequentialImpulseSettings& settings) const {
+  // Every restitution target from the velocities before any impulse: a target measured after
+  // other contacts' warm starts were applied would bounce off last step's impulses (in a
+  // touching Newton's cradle the chain's stored impulses made the next contact "approach" and
+  // bounce, adding kinetic energy).
   for (ContactConstraint& c : contacts) {
     RigidBodySim& a = bodies[c.body_a];
     RigidBodySim& b = bodies[c.body_b];
@@ -46,7 +50,10 @@ void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
     c.normal_mass = effective_mass(a, b, c.ra, c.rb, c.normal);
     c.tangent_mass[0] = effective_mass(a, b, c.ra, c.rb, c.tangent1);
     c.tangent_mass[1] = effective_mass(a, b, c.ra, c.rb, c.tangent2);
-
+  }
+  for (ContactConstraint& c : contacts) {
+    RigidBodySim& a = bodies[c.body_a];
+    RigidBodySim& b = bodies[c.body_b];
     // Warm start with last step's accumulated impulses.
     Vec3 impulse = c.normal_impulse * c.normal + c.tangent_impulse[0] * c.tangent1 +
                    c.tangent_impulse[1] * c.tangent2;

@@ -115,6 +115,8 @@ struct World::Impl {
   double time = 0;
   double last_max_penetration = 0;
 
+  // Before the first step: pushes bodies created inside one another apart (world_spawn.cpp).
+  void separate_spawn_overlaps();
   // Phases of one (sub)step, in order (DESIGN.md, "The step").
   void substep(double h);
   void apply_forces(double h);

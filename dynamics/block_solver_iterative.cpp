@@ -23,6 +23,7 @@ namespace impetus {
 namespace {
 
 constexpr double kImpulseTolerance = 1e-10;  // [N s] a normal impulse this small is no contact
+constexpr double kSlidingSlip = 1e-3;        // [m/s] slower slip keeps the projected friction
 
 // Position-level projection: friction rows carry no correction; unilateral rows only push.
 Vec3 project_position_impulse(const ConstraintBlock& b, Vec3 mu) {
@@ -48,6 +49,10 @@ Vec3 project_position_impulse(const ConstraintBlock& b, Vec3 mu) {
 Vec3 contact_block_impulse(const ConstraintBlock& b, const Vec3& lambda, const Vec3& trial,
                            const Vec3& residual, const Vec3& row_diagonal) {
   if (trial[0] >= 0 && std::hypot(trial[1], trial[2]) <= b.friction * trial[0]) return trial;
+  // A point that barely slips (resting contacts while the sweeps converge) keeps the plain
+  // projection: the direction of its friction is immaterial, and the projection settles
+  // resting piles with less creep (pyramid drift in the solver bench).
+  if (std::hypot(residual[1], residual[2]) < kSlidingSlip) return project_block_impulse(b, trial);
   Vec3 next(std::max(lambda[0] + residual[0] / row_diagonal[0], 0.0), lambda[1], lambda[2]);
   sliding_friction_impulse(next[1], next[2], -residual[1], -residual[2],
                            1.0 / std::max(row_diagonal[1], row_diagonal[2]),

@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "collision/convex_hull.h"
 #include "engine/scene_loader.h"
 #include "engine/world.h"
+#include "tests/engine/scene_world.h"
 
 namespace impetus {
 namespace {
@@ -80,11 +82,8 @@ TEST_P(ShowcaseV1, SpawnOverlapsAreSeparatedAndNoOverlapExceedsFiveMillimetres) 
   SceneLoadResult r = load_scene_file(kScene);
   ASSERT_TRUE(r.ok()) << r.error;
   const SceneDef& scene = *r.scene;
-  WorldDef def = scene.world;
-  def.solver = GetParam();
-  def.threads = 1;
-  World world(def);
-  for (const BodyDef& b : scene.bodies) world.create_body(b);
+  const std::unique_ptr<World> owned = test::world_from_scene(scene, GetParam());
+  World& world = *owned;
   const int gem = body_index(scene, "gem_0_0_0"), crate = body_index(scene, "crate_2_2_2");
   ASSERT_GE(gem, 0);
   ASSERT_GE(crate, 0);

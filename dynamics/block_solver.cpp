@@ -252,20 +252,30 @@ bool IslandBlockSolver::update_modes(const std::vector<RigidBodySim>& bodies) {
       switch (b.mode) {
         case ContactMode::Inactive:
           if (vel[0] < b.rhs[0] - kVelocityTolerance) {
-            b.mode = ContactMode::Sticking;
+            // A contact that closes while its points slip comes back sliding, against the
+            // slip; coming back sticking would stop the slip with an impulse far outside the
+            // cone, and the next pass would drop it again (the two modes alternate forever).
+            const double slip = std::hypot(vel[1], vel[2]);
+            if (slip > kVelocityTolerance && mu > 0) {
+              b.mode = ContactMode::Sliding;
+              b.slide_direction = Vec3(0, -vel[1] / slip, -vel[2] / slip);
+            } else {
+              b.mode = ContactMode::Sticking;
+            }
             changed = true;
           }
           break;
         case ContactMode::Sticking: {
-          if (lambda_n < -kImpulseTolerance) {
-            b.mode = ContactMode::Inactive;
-            changed = true;
-            break;
-          }
-          double lt = std::hypot(b.lambda[1], b.lambda[2]);
-          if (lt > mu * std::max(lambda_n, 0.0) * (1.0 + 1e-9) + kImpulseTolerance) {
+          // Leave the cone first: a sticking impulse far outside it (a fast slide stopped in
+          // one step) tips the body so that some normal impulses come out pulling. Sliding is
+          // then the mode to try, not separation — unless the pull outweighs the friction.
+          const double lt = std::hypot(b.lambda[1], b.lambda[2]);
+          if (lt > mu * std::abs(lambda_n) * (1.0 + 1e-9) + kImpulseTolerance) {
             b.mode = ContactMode::Sliding;  // the impulse left the friction cone
             b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
+            changed = true;
+          } else if (lambda_n < -kImpulseTolerance) {
+            b.mode = ContactMode::Inactive;
             changed = true;
           }
           break;

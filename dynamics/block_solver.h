@@ -141,6 +141,9 @@ class IslandBlockSolver {
   double position_error(const std::vector<RigidBodySim>& bodies,
                         const std::vector<ContactConstraint>& contacts,
                         const std::vector<JointSim>& joints, double slop) const;
+  /// True when a contact the velocity solve held inactive overlaps by more than `slop`.
+  bool inactive_contact_overlaps(const std::vector<RigidBodySim>& bodies,
+                                 const std::vector<ContactConstraint>& contacts, double slop) const;
   /// Position targets −βC per block; false when there is nothing to correct.
   bool position_targets(const std::vector<RigidBodySim>& bodies,
                         const std::vector<ContactConstraint>& contacts,

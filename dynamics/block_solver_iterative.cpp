@@ -8,6 +8,7 @@
 // own impulse and its own bodies' slots. The sweep order is the colour order whatever the thread
 // count, so results are bit-identical for 1 or N threads.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include <Eigen/LU>
@@ -22,6 +23,7 @@ namespace impetus {
 namespace {
 
 constexpr double kImpulseTolerance = 1e-10;  // [N s] a normal impulse this small is no contact
+constexpr double kSlidingSlip = 1e-3;        // [m/s] slower slip keeps the projected friction
 
 // Position-level projection: friction rows carry no correction; unilateral rows only push.
 Vec3 project_position_impulse(const ConstraintBlock& b, Vec3 mu) {
@@ -36,6 +38,26 @@ Vec3 project_position_impulse(const ConstraintBlock& b, Vec3 mu) {
     }
   }
   return mu;
+}
+
+// Velocity-level update of a contact block. Inside the friction cone the exact 3×3 block
+// solution stands (sticking). Outside it, projecting that solution onto the cone would keep
+// the direction of D⁻¹·residual, which the normal–tangent coupling and the unequal tangent
+// masses of an off-centre point turn away from the slip: the corners of a sliding box would
+// pull sideways and turn it. Instead the normal row is solved on its own (λₙ ≥ 0) and the
+// friction slides on the disc's edge against the slip (−residual of the tangent rows).
+Vec3 contact_block_impulse(const ConstraintBlock& b, const Vec3& lambda, const Vec3& trial,
+                           const Vec3& residual, const Vec3& row_diagonal) {
+  if (trial[0] >= 0 && std::hypot(trial[1], trial[2]) <= b.friction * trial[0]) return trial;
+  // A point that barely slips (resting contacts while the sweeps converge) keeps the plain
+  // projection: the direction of its friction is immaterial, and the projection settles
+  // resting piles with less creep (pyramid drift in the solver bench).
+  if (std::hypot(residual[1], residual[2]) < kSlidingSlip) return project_block_impulse(b, trial);
+  Vec3 next(std::max(lambda[0] + residual[0] / row_diagonal[0], 0.0), lambda[1], lambda[2]);
+  sliding_friction_impulse(next[1], next[2], -residual[1], -residual[2],
+                           1.0 / std::max(row_diagonal[1], row_diagonal[2]),
+                           b.friction * next[0]);
+  return next;
 }
 
 }  // namespace
@@ -163,7 +185,9 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
   }
   const Mat3& inverse_diagonal = position_level ? it.inverse_diagonal_position : it.inverse_diagonal;
   const Vec3 trial = lambda[k] + inverse_diagonal * residual;
-  const Vec3 next = position_level ? project_position_impulse(b, trial) : project_block_impulse(b, trial);
+  const Vec3 next = position_level ? project_position_impulse(b, trial)
+                    : b.contact >= 0 ? contact_block_impulse(b, lambda[k], trial, residual, it.row_diagonal)
+                                     : project_block_impulse(b, trial);
   const Vec3 delta = next - lambda[k];
   lambda[k] = next;
   for (int s = 0; s < 2; ++s) {

@@ -131,6 +131,23 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
       return;
     }
   }
+  // Contacts the velocity solve held inactive (not approaching: two bodies spawned one inside
+  // the other and falling together) have no row in the factorisation, so the exact passes
+  // leave their overlap as it is, step after step. The projected correction treats every
+  // contact as a unilateral row and pushes them apart.
+  if (inactive_contact_overlaps(bodies, contacts, settings.linear_slop))
+    stabilize_iterative(bodies, contacts, joints, settings);
+}
+
+bool IslandBlockSolver::inactive_contact_overlaps(const std::vector<RigidBodySim>& bodies,
+                                                  const std::vector<ContactConstraint>& contacts,
+                                                  double slop) const {
+  for (const ConstraintBlock& b : blocks_) {
+    if (b.contact < 0 || b.mode != ContactMode::Inactive) continue;
+    const ContactConstraint& c = contacts[b.contact];
+    if (contact_separation(c, bodies[c.body_a], bodies[c.body_b]) < -slop) return true;
+  }
+  return false;
 }
 
 }  // namespace impetus

@@ -44,6 +44,22 @@ struct ConstraintBlock {
   std::array<bool, 3> limit_active = {false, false, false};
 };
 
+/// Coulomb sliding friction for iterative solvers: the tangential impulse (t1, t2) on the
+/// circle of radius `limit` (= μλₙ) along λ_t − step·slip, slip being the current tangential
+/// relative velocity. Its fixed point is λ_t = −limit·slip/‖slip‖, friction opposing the slip of
+/// the point, whatever the metric of the unconstrained update: clamping an update made with
+/// per-axis or coupled effective masses instead settles where K⁻¹·slip (not slip) is parallel
+/// to λ_t, so the corners of a sliding box pull sideways, turn it and lose friction. `step`
+/// > 0 only sets the pace (1/‖K_tt‖ keeps it stable).
+inline void sliding_friction_impulse(double& t1, double& t2, double slip1, double slip2,
+                                     double step, double limit) {
+  const double d1 = t1 - step * slip1, d2 = t2 - step * slip2;
+  const double norm = std::sqrt(d1 * d1 + d2 * d2);
+  const double scale = norm > 0 ? limit / norm : 0.0;
+  t1 = d1 * scale;
+  t2 = d2 * scale;
+}
+
 }  // namespace impetus
 
 namespace impetus {

@@ -39,6 +39,10 @@ Vec3 relative_velocity(const RigidBodySim& a, const RigidBodySim& b, const Vec3&
 void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
                                       std::vector<ContactConstraint>& contacts, double h,
                                       const SequentialImpulseSettings& settings) const {
+  // Every restitution target from the velocities before any impulse: a target measured after
+  // other contacts' warm starts were applied would bounce off last step's impulses (in a
+  // touching Newton's cradle the chain's stored impulses made the next contact "approach" and
+  // bounce, adding kinetic energy).
   for (ContactConstraint& c : contacts) {
     RigidBodySim& a = bodies[c.body_a];
     RigidBodySim& b = bodies[c.body_b];
@@ -46,7 +50,10 @@ void SequentialImpulseSolver::prepare(std::vector<RigidBodySim>& bodies,
     c.normal_mass = effective_mass(a, b, c.ra, c.rb, c.normal);
     c.tangent_mass[0] = effective_mass(a, b, c.ra, c.rb, c.tangent1);
     c.tangent_mass[1] = effective_mass(a, b, c.ra, c.rb, c.tangent2);
-
+  }
+  for (ContactConstraint& c : contacts) {
+    RigidBodySim& a = bodies[c.body_a];
+    RigidBodySim& b = bodies[c.body_b];
     // Warm start with last step's accumulated impulses.
     Vec3 impulse = c.normal_impulse * c.normal + c.tangent_impulse[0] * c.tangent1 +
                    c.tangent_impulse[1] * c.tangent2;
@@ -64,16 +71,18 @@ void SequentialImpulseSolver::solve_velocities(std::vector<RigidBodySim>& bodies
       RigidBodySim& a = bodies[c.body_a];
       RigidBodySim& b = bodies[c.body_b];
 
-      // Friction: clamp the accumulated tangent impulse to the Coulomb disc of radius μλₙ.
+      // Friction: sticking if the accumulated tangent impulse stays inside the Coulomb disc of
+      // radius μλₙ; otherwise sliding, on the disc's edge and opposite the slip.
       Vec3 dv = relative_velocity(a, b, c.ra, c.rb);
-      double t1 = c.tangent_impulse[0] - c.tangent_mass[0] * dv.dot(c.tangent1);
-      double t2 = c.tangent_impulse[1] - c.tangent_mass[1] * dv.dot(c.tangent2);
+      const double slip1 = dv.dot(c.tangent1), slip2 = dv.dot(c.tangent2);
+      double t1 = c.tangent_impulse[0] - c.tangent_mass[0] * slip1;
+      double t2 = c.tangent_impulse[1] - c.tangent_mass[1] * slip2;
       double limit = c.friction * c.normal_impulse;
-      double magnitude = std::sqrt(t1 * t1 + t2 * t2);
-      if (magnitude > limit) {
-        double scale = magnitude > 0 ? limit / magnitude : 0.0;
-        t1 *= scale;
-        t2 *= scale;
+      if (t1 * t1 + t2 * t2 > limit * limit) {
+        t1 = c.tangent_impulse[0];
+        t2 = c.tangent_impulse[1];
+        sliding_friction_impulse(t1, t2, slip1, slip2,
+                                 std::min(c.tangent_mass[0], c.tangent_mass[1]), limit);
       }
       Vec3 friction_impulse = (t1 - c.tangent_impulse[0]) * c.tangent1 +
                               (t2 - c.tangent_impulse[1]) * c.tangent2;

@@ -233,6 +233,7 @@ void World::step() {
   Impl& w = *impl_;
   if (w.status != WorldStatus::Ok) return;
   const double h = w.def.dt / w.def.substeps;
+  if (w.step_count == 0) w.separate_spawn_overlaps();
   w.last_max_penetration = 0;
   int contacts = 0;
   for (int s = 0; s < w.def.substeps; ++s) {

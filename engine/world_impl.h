@@ -123,6 +123,8 @@ struct World::Impl {
   double last_max_penetration = 0;
   double last_joint_error = 0;        // largest joint anchor gap at the end of the last step [m]
 
+  // Before the first step: pushes bodies created inside one another apart (world_spawn.cpp).
+  void separate_spawn_overlaps();
   // Phases of one (sub)step, in order (DESIGN.md, "The step").
   void substep(double h);
   void apply_forces(double h);

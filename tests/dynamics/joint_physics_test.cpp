@@ -134,30 +134,54 @@ TEST(HingeLimit, StopsAtItsLimit) {
   EXPECT_LT(world.stats().joint_error_max, 1e-3);
 }
 
-double slide_acceleration(double slope, double mu, SolverType solver) {
+struct SlopeSlide {
+  double acceleration = 0;  // down the slope, over the last second [m/s²]
+  double yaw = 0;           // largest turn about the slope normal [rad]
+  double sideways = 0;      // largest excursion across the slope [m]
+};
+
+// A box turned 30° about the slope normal (so its corners are not symmetric about the
+// direction of motion) on a slope given as tilted gravity.
+SlopeSlide slide_on_slope(double slope, double mu, SolverType solver) {
   WorldDef wd = block_world(1.0 / 240.0);
   wd.solver = solver;
   wd.materials[0].friction = mu;
   wd.gravity = 9.81 * Vec3(std::sin(slope), 0, -std::cos(slope));  // the slope as a tilted g
   World world(wd);
   world.create_body(test::ground_plane());
-  BodyId box = world.create_body(test::make_body("box", Shape::box(Vec3(0.2, 0.2, 0.1)), Vec3(0, 0, 0.1)));
-  for (int i = 0; i < 120; ++i) world.step();
-  double x0 = world.body_state(box).position.x(), v0 = world.body_state(box).linear_velocity.x();
-  for (int i = 0; i < 240; ++i) world.step();
-  double v1 = world.body_state(box).linear_velocity.x();
-  (void)x0;
-  return (v1 - v0) / 1.0;
+  BodyDef def = test::make_body("box", Shape::box(Vec3(0.3, 0.2, 0.1)), Vec3(0, 0, 0.1));
+  def.orientation = Quat(Eigen::AngleAxisd(0.5, Vec3::UnitZ()));
+  BodyId box = world.create_body(def);
+  SlopeSlide result;
+  auto track = [&] {
+    world.step();
+    const BodyState s = world.body_state(box);
+    const Vec3 x = (s.orientation * def.orientation.conjugate()) * Vec3::UnitX();
+    result.yaw = std::max(result.yaw, std::abs(std::atan2(x.y(), x.x())));
+    result.sideways = std::max(result.sideways, std::abs(s.position.y()));
+  };
+  for (int i = 0; i < 120; ++i) track();
+  double v0 = world.body_state(box).linear_velocity.x();
+  for (int i = 0; i < 240; ++i) track();
+  result.acceleration = (world.body_state(box).linear_velocity.x() - v0) / 1.0;
+  return result;
 }
 
-TEST(Friction, BoxOnSlopeSticksBelowTanThetaAndSlidesAboveWithClosedFormAcceleration) {
+TEST(Friction, BoxOnSlopeSticksBelowTanThetaAndSlidesAboveWithClosedFormAccelerationWithoutTurning) {
   const double mu = 0.5;
   for (SolverType solver : {SolverType::Block, SolverType::SequentialImpulse}) {
-    double stick = slide_acceleration(std::atan(mu) - 0.1, mu, solver);
-    EXPECT_NEAR(stick, 0.0, 1e-3);
+    SCOPED_TRACE(solver == SolverType::Block ? "block" : "sequential_impulse");
+    SlopeSlide stick = slide_on_slope(std::atan(mu) - 0.1, mu, solver);
+    EXPECT_NEAR(stick.acceleration, 0.0, 1e-3);
     const double slope = std::atan(mu) + 0.15;
     double expected = 9.81 * (std::sin(slope) - mu * std::cos(slope));
-    EXPECT_NEAR(slide_acceleration(slope, mu, solver), expected, 0.02 * expected);
+    SlopeSlide slide = slide_on_slope(slope, mu, solver);
+    EXPECT_NEAR(slide.acceleration, expected, 0.02 * expected);
+    // Friction opposes the velocity at every corner: the box slides straight down, unturned.
+    for (const SlopeSlide& s : {stick, slide}) {
+      EXPECT_LT(s.yaw, 0.5 * kPi / 180);
+      EXPECT_LT(s.sideways, 1e-3);
+    }
   }
 }
 

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/scene_loader.h"
 #include "engine/world.h"
+#include "tests/engine/scene_world.h"
 
 namespace impetus {
 namespace {
@@ -92,12 +94,8 @@ TEST_P(RagdollsRun, StaysJointedOutOfTheGroundLosesEnergyAndComesToRest) {
   SceneLoadResult r = load_scene_file(kScene);
   ASSERT_TRUE(r.ok()) << r.error;
   const SceneDef& scene = *r.scene;
-  WorldDef def = scene.world;
-  def.solver = GetParam();
-  def.threads = 1;
-  World world(def);
-  for (const BodyDef& b : scene.bodies) world.create_body(b);
-  for (const JointDef& j : scene.joints) world.create_joint(j);
+  const std::unique_ptr<World> owned = test::world_from_scene(scene, GetParam());
+  World& world = *owned;
   const int n = world.body_count();
 
   // Joint anchors in each body's frame, from the t = 0 poses; hinge axes in b's frame.
@@ -125,7 +123,7 @@ TEST_P(RagdollsRun, StaysJointedOutOfTheGroundLosesEnergyAndComesToRest) {
   // One second past the scene's 5 s: both solvers have a forearm still sliding to rest at
   // about 2.5 cm/s at 5 s on some runs (the settling time depends on the trajectory), and every
   // body must be at rest by the end.
-  const long long steps = scene.steps + std::llround(1.0 / def.dt);
+  const long long steps = scene.steps + std::llround(1.0 / scene.world.dt);
   for (long long step = 0; step < steps; ++step) {
     world.step();
     ASSERT_EQ(world.status(), WorldStatus::Ok) << world.divergence_message();

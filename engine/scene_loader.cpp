@@ -5,11 +5,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "engine/json_reader.h"
 #include "engine/json_text.h"
@@ -389,24 +387,8 @@ SceneLoadResult load_scene_json(const json& doc, const std::string& file,
 
 SceneLoadResult load_scene_file(const std::string& path) {
   SceneLoadResult result;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    result.error = path + ": cannot open scene file (no such file)";
-    return result;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!in) {
-    result.error = path + ": cannot read scene file";
-    return result;
-  }
-  std::string error;
-  std::optional<json> doc = parse_json_text(buffer.str(), &error);
-  if (!doc) {
-    result.error = path + ": " + error;
-    return result;
-  }
+  std::optional<json> doc = read_json_file(path, "scene file", &result.error);
+  if (!doc) return result;
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   return load_scene_json(*doc, path, base_dir);
 }

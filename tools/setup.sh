@@ -22,6 +22,12 @@ packages=(
   libspdlog-dev
   nlohmann-json3-dev
   libgtest-dev
+  # `impetus batch` across ranks (mpirun) and its ctest runs; CMake builds the MPI part only
+  # when it finds MPI, so a build without these still works.
+  libopenmpi-dev
+  openmpi-bin
+  # The test that validates scenes and manifests against tools/docs/schema/*.json.
+  python3-jsonschema
 )
 if [[ "${1:-}" == --peers ]]; then
   packages+=(libmujoco-dev libfcl-dev)
@@ -36,7 +42,8 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     command -v "$tool" >/dev/null 2>&1 || echo "setup: warning: '$tool' not found on PATH" >&2
   done
   echo "setup: impetus needs CMake >= 3.25, a C++20 compiler with OpenMP, Eigen 3.3+, Bullet" \
-       "(double-precision libraries), spdlog, nlohmann_json 3 and GoogleTest." >&2
+       "(double-precision libraries), spdlog, nlohmann_json 3 and GoogleTest; optionally MPI" \
+       "(for mpirun impetus batch) and Python's jsonschema (for the schema test)." >&2
   exit 0
 fi
 

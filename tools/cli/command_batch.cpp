@@ -1,0 +1,245 @@
+// `impetus batch MANIFEST`: many runs, their checks, one report (tools/docs/batch-format.md).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tools/cli/batch_manifest.h"
+#include "tools/cli/batch_mpi.h"
+#include "tools/cli/batch_report.h"
+#include "tools/cli/batch_run.h"
+#include "tools/cli/batch_schedule.h"
+#include "tools/cli/cli_args.h"
+#include "tools/cli/commands.h"
+
+namespace impetus::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Ordered = nlohmann::ordered_json;
+
+bool write_text_file(const fs::path& path, const std::string& text, std::string* error) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) {
+    *error = path.string() + ": cannot write";
+    return false;
+  }
+  return true;
+}
+
+struct BatchCommandOptions {
+  std::string out_dir;
+  int jobs = 1;
+  std::string junit;
+  std::optional<std::regex> only;
+  bool update_goldens = false;
+  bool write_meshes = true;
+  double rank_timeout = 60;
+  bool quiet = false;
+};
+
+// Parses the command line; on failure prints the error and returns nullopt.
+std::optional<BatchCommandOptions> read_options(const ParsedArgs& args, bool speak,
+                                                std::string* manifest) {
+  std::string error;
+  auto print_error = [speak](const std::string& message) {
+    if (speak) cli::print_error(message);
+  };
+  BatchCommandOptions o;
+  if (!setup_logging(args, &error)) {
+    print_error("batch: " + error);
+    return std::nullopt;
+  }
+  if (args.positionals.size() != 1) {
+    print_error(args.positionals.empty() ? "batch: missing MANIFEST (see 'impetus batch --help')"
+                                         : "batch: unexpected argument '" + args.positionals[1] + "'");
+    return std::nullopt;
+  }
+  *manifest = args.positionals.front();
+  if (std::optional<std::string> text = args.get("--jobs")) {
+    std::optional<long long> jobs = parse_integer("--jobs", *text, 1, 4096, &error);
+    if (!jobs) {
+      print_error("batch: " + error);
+      return std::nullopt;
+    }
+    o.jobs = static_cast<int>(*jobs);
+  }
+  if (std::optional<std::string> text = args.get("--rank-timeout")) {
+    std::optional<double> seconds = parse_non_negative("--rank-timeout", *text, &error);
+    if (!seconds || *seconds <= 0) {
+      print_error("batch: " + (seconds ? "--rank-timeout: must be positive, got '" + *text + "'" : error));
+      return std::nullopt;
+    }
+    o.rank_timeout = *seconds;
+  }
+  if (std::optional<std::string> text = args.get("--only")) {
+    try {
+      o.only = std::regex(*text, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      print_error("batch: --only: invalid regular expression '" + *text + "': " + e.what());
+      return std::nullopt;
+    }
+  }
+  for (const char* option : {"--out", "--junit"}) {
+    std::optional<std::string> value = args.get(option);
+    if (value && value->empty()) {
+      print_error(std::string("batch: ") + option + ": must name a path");
+      return std::nullopt;
+    }
+  }
+  o.out_dir = args.get("--out").value_or("");
+  o.junit = args.get("--junit").value_or("");
+  o.update_goldens = args.has("--update-goldens");
+  o.write_meshes = !args.has("--no-meshes");
+  o.quiet = args.has("--quiet");
+  return o;
+}
+
+// Writes each run's summary.json over its golden. Returns the number written.
+int update_goldens(const BatchManifest& manifest, const std::vector<std::size_t>& selected,
+                   const std::vector<std::optional<BatchRunResult>>& results, bool quiet) {
+  int written = 0;
+  for (std::size_t i : selected) {
+    const BatchRun& run = manifest.runs[i];
+    if (!run.checks.golden || !results[i] || results[i]->summary_text.empty()) continue;
+    std::string error;
+    if (!write_text_file(run.checks.golden->path, results[i]->summary_text, &error)) {
+      print_error("batch: " + run.id + ": golden " + error);
+      continue;
+    }
+    ++written;
+    if (!quiet) std::fprintf(stderr, "golden updated: %s\n", run.checks.golden->path.c_str());
+  }
+  return written;
+}
+
+}  // namespace
+
+int command_batch(const std::vector<std::string>& args) {
+  std::string error;
+  std::optional<ParsedArgs> parsed = parse_args(
+      "batch", args,
+      {{"--out", true, ""}, {"--jobs", true, "-j"}, {"--junit", true, ""}, {"--only", true, ""},
+       {"--update-goldens", false, ""}, {"--no-meshes", false, ""}, {"--rank-timeout", true, ""}},
+      &error);
+  if (!parsed) {
+    print_error(error);
+    return kExitInvalid;
+  }
+  if (parsed->has("--help")) {
+    std::fputs(command_help("batch").c_str(), stdout);
+    return kExitOk;
+  }
+  // Under mpirun every rank parses the same command line and manifest and reaches the same
+  // verdict, so an invalid one ends every rank the same way; only rank 0 says why.
+  const bool mpi = batch_mpi_launched();
+  const MpiWorld world = mpi ? batch_mpi_init() : MpiWorld{};
+  const bool root = world.rank == 0;
+  auto finish = [&](int code) {
+    if (mpi) batch_mpi_finish(false, code);
+    return code;
+  };
+  std::string manifest_file;
+  std::optional<BatchCommandOptions> options;
+  options = read_options(*parsed, root, &manifest_file);
+  if (!options) return finish(kExitInvalid);
+  std::optional<BatchManifest> manifest = load_batch_manifest(manifest_file, &error);
+  if (!manifest) {
+    if (root) print_error(error);
+    return finish(kExitInvalid);
+  }
+  if (options->out_dir.empty()) options->out_dir = (fs::path("results") / "batch" / manifest->name).string();
+
+  std::vector<std::size_t> selected;
+  for (std::size_t i = 0; i < manifest->runs.size(); ++i) {
+    if (!options->only || std::regex_search(manifest->runs[i].id, *options->only)) selected.push_back(i);
+  }
+  if (selected.empty()) {
+    if (root) print_error("batch: --only: no run id of " + manifest_file + " matches");
+    return finish(kExitInvalid);
+  }
+  if (root) {
+    std::error_code ec;
+    fs::create_directories(options->out_dir, ec);
+    if (!fs::is_directory(options->out_dir)) {
+      print_error("batch: " + options->out_dir + ": cannot create output directory");
+      return finish(kExitInvalid);
+    }
+  }
+
+  BatchRunSettings settings;
+  settings.out_dir = options->out_dir;
+  settings.write_meshes = options->write_meshes;
+  settings.update_goldens = options->update_goldens;
+  settings.rank = world.rank;
+  const std::vector<std::size_t> order = schedule_order(manifest->runs, selected, options->out_dir);
+  std::vector<std::optional<BatchRunResult>> results(manifest->runs.size());
+  const auto start = std::chrono::steady_clock::now();
+  BatchProgress progress(selected.size(), options->jobs, options->quiet || !root);
+  bool rank_lost = false;
+  if (mpi) {
+    rank_lost = run_batch_mpi(world, *manifest, order, settings, options->jobs,
+                              options->rank_timeout, &progress, &results);
+    if (!root) {
+      batch_mpi_finish(rank_lost, kExitOk);
+      return kExitOk;
+    }
+  } else {
+    std::mutex mutex;
+    std::size_t next = 0;
+    auto take = [&]() -> std::optional<std::size_t> {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (next == order.size()) return std::nullopt;
+      return order[next++];
+    };
+    auto give = [&](std::size_t index, BatchRunResult result) {
+      progress.finished(result.entry);
+      std::lock_guard<std::mutex> lock(mutex);
+      results[index] = std::move(result);
+    };
+    std::thread workers([&] { run_worker_threads(options->jobs, *manifest, settings, take, give, &progress); });
+    while (progress.wait_and_draw() < selected.size()) {
+    }
+    workers.join();
+  }
+  progress.finish();
+
+  BatchLayout layout;
+  layout.jobs = options->jobs;
+  layout.ranks = world.size;
+  layout.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<Ordered> entries;
+  for (std::size_t i : selected) {
+    entries.push_back(results[i] ? results[i]->entry
+                                 : lost_run_entry(manifest->runs[i], 0, "the run never reported"));
+  }
+  const Ordered report = batch_report(manifest_file, manifest->name, entries, layout);
+  const std::string text = batch_report_text(report);
+  int status = batch_passed(report) ? kExitOk : kExitCheckFailed;
+  const fs::path dir(options->out_dir);
+  if (!write_text_file(dir / "report.json", report.dump(2) + "\n", &error) ||
+      !write_text_file(dir / "report.txt", text, &error) ||
+      (!options->junit.empty() && !write_text_file(options->junit, batch_junit_xml(report), &error))) {
+    print_error("batch: " + error);
+    status = kExitInvalid;
+  }
+  if (options->update_goldens) update_goldens(*manifest, selected, results, options->quiet);
+  if (!options->quiet) {
+    std::fputs(text.c_str(), stdout);
+    std::printf("report: %s\n", (dir / "report.json").string().c_str());
+  }
+  if (mpi) batch_mpi_finish(rank_lost, status);
+  return status;
+}
+
+}  // namespace impetus::cli

@@ -306,9 +306,11 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
     throw JsonError{"format", std::string("must be \"") + kFormat + "\", got " +
                                   describe_json(*format)};
   }
+  // "$schema" (extension): where an editor finds the JSON Schema; the loader only checks its type.
   JsonObject root(doc, "",
-                  {"format", "name", "description", "settings", "materials", "bodies", "arrays",
-                   "joints", "cloths", "output"});
+                  {"$schema", "format", "name", "description", "settings", "materials", "bodies",
+                   "arrays", "joints", "cloths", "output"});
+  if (const json* s = root.find("$schema")) read_string(*s, "$schema");
   SceneDef scene;
   if (const json* n = root.find("name")) {
     scene.name = read_string(*n, "name");

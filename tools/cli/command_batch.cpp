@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "collision/base/log.h"
 #include "tools/cli/batch_manifest.h"
 #include "tools/cli/batch_mpi.h"
 #include "tools/cli/batch_report.h"
@@ -59,6 +60,10 @@ std::optional<BatchCommandOptions> read_options(const ParsedArgs& args, bool spe
   if (!setup_logging(args, &error)) {
     print_error("batch: " + error);
     return std::nullopt;
+  }
+  // Per-run info lines (one per scene built) would bury the per-run result lines and the bar.
+  if (!args.has("--log-level") && logger()->level() < spdlog::level::warn) {
+    logger()->set_level(spdlog::level::warn);
   }
   if (args.positionals.size() != 1) {
     print_error(args.positionals.empty() ? "batch: missing MANIFEST (see 'impetus batch --help')"

@@ -39,9 +39,8 @@ bool batch_mpi_built() {
 
 MpiWorld batch_mpi_init() { return {}; }
 void batch_mpi_finish(bool, int) {}
-bool run_batch_mpi(const MpiWorld&, const BatchManifest&, const std::vector<std::size_t>&,
-                   const BatchRunSettings&, int, double, BatchProgress*,
-                   std::vector<std::optional<BatchRunResult>>*) {
+bool run_batch_mpi(const MpiWorld&, const BatchManifest&, RunBoard*, const BatchRunSettings&, int,
+                   double, BatchProgress*) {
   return false;
 }
 
@@ -188,27 +187,17 @@ void batch_mpi_finish(bool rank_lost, int exit_code) {
   if (!finalized) MPI_Finalize();
 }
 
-bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest,
-                   const std::vector<std::size_t>& order, const BatchRunSettings& settings,
-                   int jobs, double rank_timeout, BatchProgress* progress,
-                   std::vector<std::optional<BatchRunResult>>* results) {
+bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest, RunBoard* board,
+                   const BatchRunSettings& settings, int jobs, double rank_timeout,
+                   BatchProgress* progress) {
   if (world.rank != 0) return serve_worker_rank(manifest, settings, jobs);
-  // Rank 0: one queue for its own worker threads and for the other ranks' requests.
-  std::mutex mutex;
-  std::size_t next = 0;
-  std::size_t finished = 0;
-  auto take_next = [&]() -> std::optional<std::size_t> {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (next == order.size()) return std::nullopt;
-    return order[next++];
-  };
-  auto store = [&](std::size_t index, BatchRunResult result) {
-    progress->finished(result.entry);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!(*results)[index]) ++finished;
-    (*results)[index] = std::move(result);
-  };
-  std::thread local([&] { run_worker_threads(jobs, manifest, settings, take_next, store, progress); });
+  // Rank 0: one board for its own worker threads and for the other ranks' requests.
+  std::thread local([&] {
+    run_worker_threads(
+        jobs, manifest, settings, [board] { return board->take(); },
+        [board](std::size_t index, BatchRunResult result) { board->store(index, std::move(result)); },
+        progress);
+  });
 
   const Clock::time_point start = Clock::now();
   std::vector<Clock::time_point> last_heard(static_cast<std::size_t>(world.size), start);
@@ -218,11 +207,7 @@ bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest,
   bool any_lost = false;
   Clock::time_point last_draw = start;
   while (true) {
-    bool all_finished = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      all_finished = finished == order.size();
-    }
+    const bool all_finished = board->all_finished();
     bool all_closed = true;
     for (int r = 1; r < world.size; ++r) {
       if (!lost[static_cast<std::size_t>(r)] && closed[static_cast<std::size_t>(r)] < jobs) all_closed = false;
@@ -244,13 +229,13 @@ bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest,
         std::size_t index = 0;
         BatchRunResult result;
         if (!lost[s] && decode_result(text, &index, &result) && in_flight[s].erase(index) > 0) {
-          store(index, std::move(result));
+          board->store(index, std::move(result));
         }
       } else {
         int ignored = 0;
         MPI_Recv(&ignored, 1, MPI_INT, source, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (status.MPI_TAG == kTagRequest && !lost[s]) {
-          std::optional<std::size_t> index = take_next();
+          std::optional<std::size_t> index = board->take();
           const long long value = index ? static_cast<long long>(*index) : -1;
           MPI_Send(&value, 1, MPI_LONG_LONG, source, kTagAssign, MPI_COMM_WORLD);
           if (index) {
@@ -275,7 +260,7 @@ bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest,
       for (std::size_t index : in_flight[s]) {
         BatchRunResult result;
         result.entry = lost_run_entry(manifest.runs[index], r, why);
-        store(index, std::move(result));
+        board->store(index, std::move(result));
       }
       in_flight[s].clear();
     }

@@ -35,12 +35,12 @@ MpiWorld batch_mpi_init();
 /// MPI_Finalize, or, after a rank was given up, a plain exit that does not wait for it.
 void batch_mpi_finish(bool rank_lost, int exit_code);
 
-/// Runs `order` over every rank with `jobs` runs at once per rank. On rank 0, fills `results`
-/// (by manifest index). Returns, on every live rank, whether some rank was given up (then
-/// batch_mpi_finish must not wait for it).
-bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest,
-                   const std::vector<std::size_t>& order, const BatchRunSettings& settings,
-                   int jobs, double rank_timeout, BatchProgress* progress,
-                   std::vector<std::optional<BatchRunResult>>* results);
+/// Runs the runs of `board` over every rank with `jobs` runs at once per rank. On rank 0, hands
+/// them out from `board` and stores every result there (other ranks ignore `board`). Returns,
+/// on every live rank, whether some rank was given up (then batch_mpi_finish must not wait
+/// for it).
+bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest, RunBoard* board,
+                   const BatchRunSettings& settings, int jobs, double rank_timeout,
+                   BatchProgress* progress);
 
 }  // namespace impetus::cli

@@ -116,6 +116,36 @@ std::size_t BatchProgress::wait_and_draw(std::chrono::milliseconds wait) {
 
 void BatchProgress::finish() { bar_.finish(); }
 
+RunBoard::RunBoard(std::vector<std::size_t> order, std::size_t manifest_runs,
+                   BatchProgress* progress)
+    : order_(std::move(order)), results_(manifest_runs), progress_(progress) {}
+
+std::optional<std::size_t> RunBoard::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (next_ == order_.size()) return std::nullopt;
+  return order_[next_++];
+}
+
+void RunBoard::store(std::size_t index, BatchRunResult result) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (results_[index]) return;
+    ++finished_;
+    results_[index] = std::move(result);
+  }
+  if (progress_ != nullptr) progress_->finished(results_[index]->entry);
+}
+
+bool RunBoard::all_finished() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finished_ == order_.size();
+}
+
+std::vector<std::optional<BatchRunResult>> RunBoard::release() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::move(results_);
+}
+
 void run_worker_threads(int jobs, const BatchManifest& manifest, const BatchRunSettings& settings,
                         const std::function<std::optional<std::size_t>()>& take,
                         const std::function<void(std::size_t, BatchRunResult)>& give,

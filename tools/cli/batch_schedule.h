@@ -54,6 +54,30 @@ class BatchProgress {
   ProgressBar bar_;
 };
 
+/// The runs still to hand out, in schedule order, and the results gathered so far (by manifest
+/// index). Thread-safe: worker threads of this process and, under MPI, rank 0's hand-out loop
+/// share one board.
+class RunBoard {
+ public:
+  RunBoard(std::vector<std::size_t> order, std::size_t manifest_runs, BatchProgress* progress);
+  /// The next run to start, or nullopt when every run has been handed out.
+  std::optional<std::size_t> take();
+  /// A run's result (its progress line is printed); a second result for a run is ignored.
+  void store(std::size_t index, BatchRunResult result);
+  /// Whether every handed-out-or-not run has a result.
+  bool all_finished();
+  /// The results, by manifest index (empty for runs not selected).
+  std::vector<std::optional<BatchRunResult>> release();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::size_t> order_;
+  std::size_t next_ = 0;
+  std::size_t finished_ = 0;
+  std::vector<std::optional<BatchRunResult>> results_;
+  BatchProgress* progress_;
+};
+
 /// Runs with `jobs` threads in this process until `take` returns nullopt; each finished run is
 /// handed to `give` (from the worker's thread). Returns when every thread is done.
 void run_worker_threads(int jobs, const BatchManifest& manifest, const BatchRunSettings& settings,

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <regex>
 #include <string>
 #include <thread>
@@ -188,36 +187,30 @@ int command_batch(const std::vector<std::string>& args) {
   settings.update_goldens = options->update_goldens;
   settings.rank = world.rank;
   const std::vector<std::size_t> order = schedule_order(manifest->runs, selected, options->out_dir);
-  std::vector<std::optional<BatchRunResult>> results(manifest->runs.size());
   const auto start = std::chrono::steady_clock::now();
   BatchProgress progress(selected.size(), options->jobs, options->quiet || !root);
+  RunBoard board(order, manifest->runs.size(), &progress);
   bool rank_lost = false;
   if (mpi) {
-    rank_lost = run_batch_mpi(world, *manifest, order, settings, options->jobs,
-                              options->rank_timeout, &progress, &results);
+    rank_lost = run_batch_mpi(world, *manifest, &board, settings, options->jobs,
+                              options->rank_timeout, &progress);
     if (!root) {
       batch_mpi_finish(rank_lost, kExitOk);
       return kExitOk;
     }
   } else {
-    std::mutex mutex;
-    std::size_t next = 0;
-    auto take = [&]() -> std::optional<std::size_t> {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (next == order.size()) return std::nullopt;
-      return order[next++];
-    };
-    auto give = [&](std::size_t index, BatchRunResult result) {
-      progress.finished(result.entry);
-      std::lock_guard<std::mutex> lock(mutex);
-      results[index] = std::move(result);
-    };
-    std::thread workers([&] { run_worker_threads(options->jobs, *manifest, settings, take, give, &progress); });
+    std::thread workers([&] {
+      run_worker_threads(
+          options->jobs, *manifest, settings, [&board] { return board.take(); },
+          [&board](std::size_t index, BatchRunResult result) { board.store(index, std::move(result)); },
+          &progress);
+    });
     while (progress.wait_and_draw() < selected.size()) {
     }
     workers.join();
   }
   progress.finish();
+  const std::vector<std::optional<BatchRunResult>> results = board.release();
 
   BatchLayout layout;
   layout.jobs = options->jobs;

@@ -294,18 +294,7 @@ const json* find_array(const JsonObject& root, const char* key) {
 }
 
 SceneDef read_scene(const json& doc, const std::string& file, const std::string& base_dir) {
-  if (!doc.is_object()) {
-    throw JsonError{"", "a scene must be a JSON object, got " + describe_json(doc)};
-  }
-  // The format first: a file of another kind should say so, not list its unknown keys.
-  auto format = doc.find("format");
-  if (format == doc.end()) {
-    throw JsonError{"format", std::string("missing required key (must be \"") + kFormat + "\")"};
-  }
-  if (!format->is_string() || format->get<std::string>() != kFormat) {
-    throw JsonError{"format", std::string("must be \"") + kFormat + "\", got " +
-                                  describe_json(*format)};
-  }
+  require_format(doc, kFormat, "scene");
   // "$schema" (extension): where an editor finds the JSON Schema; the loader only checks its type.
   JsonObject root(doc, "",
                   {"$schema", "format", "name", "description", "settings", "materials", "bodies",

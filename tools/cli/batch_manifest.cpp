@@ -249,7 +249,16 @@ void expand_sweep(const json& v, const std::string& path, const std::string& bas
       values[names[p]] = value;
       if (!id_template) {
         std::optional<std::string> text = value_text(value);
-        id += "-" + names[p] + "=" + (text ? *text : "v" + std::to_string(index[p] + 1));
+        // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on the chain.
+        id += '-';
+        id += names[p];
+        id += '=';
+        if (text) {
+          id += *text;
+        } else {
+          id += 'v';
+          id += std::to_string(index[p] + 1);
+        }
       }
     }
     const std::string origin = path + " (" + [&] {
@@ -286,16 +295,7 @@ void expand_sweep(const json& v, const std::string& path, const std::string& bas
 }
 
 BatchManifest read_manifest(const json& doc, const std::string& file) {
-  if (!doc.is_object()) {
-    throw JsonError{"", "a manifest must be a JSON object, got " + describe_json(doc)};
-  }
-  auto format = doc.find("format");
-  if (format == doc.end()) {
-    throw JsonError{"format", std::string("missing required key (must be \"") + kFormat + "\")"};
-  }
-  if (!format->is_string() || format->get<std::string>() != kFormat) {
-    throw JsonError{"format", std::string("must be \"") + kFormat + "\", got " + describe_json(*format)};
-  }
+  require_format(doc, kFormat, "manifest");
   JsonObject root(doc, "", {"$schema", "format", "name", "description", "runs", "sweeps"});
   BatchManifest manifest;
   manifest.file = file;

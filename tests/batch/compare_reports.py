@@ -9,6 +9,7 @@ usage: compare_reports.py DIR_A DIR_B
 import json
 import re
 import sys
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 TIMING_STATS = ("wall_seconds", "ms_per_step", "ms_per_step_by_phase")
@@ -62,6 +63,15 @@ def main_with(a, b):
         problems.append("report.txt differs beyond the wall_s and rank columns")
     if junit_without_timings(a / "junit.xml") != junit_without_timings(b / "junit.xml"):
         problems.append("junit.xml differs beyond time attributes")
+    # Well-formed, one testcase per run, counts that agree with the report.
+    suites = ElementTree.parse(b / "junit.xml").getroot()
+    cases = suites.findall("./testsuite/testcase")
+    totals = ra["totals"]
+    if (suites.tag != "testsuites" or len(cases) != totals["runs"]
+            or len(suites.findall("./testsuite/testcase/failure")) != totals["failed"]
+            or len(suites.findall("./testsuite/testcase/error")) != totals["errors"]
+            or suites.get("tests") != str(totals["runs"])):
+        problems.append("junit.xml does not match the report's runs, failures and errors")
     for run in ra["runs"]:
         if not run.get("output"):
             continue

@@ -77,8 +77,9 @@ BatchRunResult execute_batch_run(const BatchRun& run, const BatchRunSettings& se
   const double ms_per_step =
       outcome.final.steps > 0 ? 1000.0 * outcome.wall_seconds / static_cast<double>(outcome.final.steps) : 0.0;
   if (outcome.exit_code == 2) {
+    // The world rejected the scene (nothing written) or DIR/<id>/ could not be written.
     set_error(entry, "invalid", outcome.error);
-    set_tail(entry, run.id, settings.rank, outcome.wall_seconds, ms_per_step);
+    set_tail(entry, "", settings.rank, outcome.wall_seconds, ms_per_step);
     return result;
   }
   const fs::path summary_path = fs::path(options.out_dir) / "summary.json";

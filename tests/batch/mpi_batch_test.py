@@ -5,10 +5,12 @@
   mpi_batch_test.py --cli IMPETUS --mpiexec MPIEXEC --ranks K --work DIR
       runs tests/batch/sweep.batch.json in one process and over K ranks and requires the same
       report.json, report.txt, JUnit file and summaries apart from timings and ranks.
-  mpi_batch_test.py --cli IMPETUS --mpiexec MPIEXEC --kill --work DIR
+  mpi_batch_test.py --cli IMPETUS --mpiexec MPIEXEC --kill [--no-recovery] --work DIR
       runs tests/batch/long.batch.json over 2 ranks, kills rank 1 (SIGKILL) while both ranks are
       in the middle of a run, and requires rank 0 to finish the batch: every run reported, the
-      killed rank's run as an error, the others passed.
+      killed rank's run as an error, the others passed. With --no-recovery mpirun runs without
+      --enable-recovery and ends the whole job when rank 1 dies: the reports rank 0 wrote while
+      the batch ran must still list every run, those that never finished as errors.
 """
 import argparse
 import json
@@ -90,7 +92,7 @@ def kill_mode(args):
     out = work / "killed"
     out.mkdir(parents=True)
     manifest = HERE / "long.batch.json"
-    command = mpi_command(args.mpiexec, 2, ["--enable-recovery"]) + [
+    command = mpi_command(args.mpiexec, 2, [] if args.no_recovery else ["--enable-recovery"]) + [
         args.cli, *batch_args(manifest, out), "--rank-timeout", "3"]
     process = subprocess.Popen(command, env=environment())
     killed = None
@@ -113,6 +115,16 @@ def kill_mode(args):
         return 1
     report = json.loads((out / "report.json").read_text())
     runs = report["runs"]
+    if args.no_recovery:
+        unfinished = [r for r in runs if r["result"] == "error" and r["status"] == "unfinished"]
+        others = [r for r in runs if r["result"] == "passed"]
+        junit = (out / "junit.xml").read_text()
+        print(f"killed rank 1 (pid {killed}); mpirun exit {process.returncode}; "
+              f"{len(others)} passed, {len(unfinished)} unfinished in the last report")
+        ok = (process.returncode != 0 and len(runs) == 4 and len(unfinished) >= 1
+              and len(unfinished) + len(others) == 4 and junit.count("<testcase ") == 4)
+        print("unfinished runs reported" if ok else "unexpected report after the job was ended")
+        return 0 if ok else 1
     lost = [r for r in runs if r["result"] == "error"]
     passed = [r for r in runs if r["result"] == "passed"]
     print(f"killed rank 1 (pid {killed}); mpirun exit {process.returncode}; "
@@ -132,6 +144,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--work", required=True)
     parser.add_argument("--kill", action="store_true")
+    parser.add_argument("--no-recovery", action="store_true")
     args = parser.parse_args()
     return kill_mode(args) if args.kill else compare_mode(args)
 

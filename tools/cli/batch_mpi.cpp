@@ -40,7 +40,7 @@ bool batch_mpi_built() {
 MpiWorld batch_mpi_init() { return {}; }
 void batch_mpi_finish(bool, int) {}
 bool run_batch_mpi(const MpiWorld&, const BatchManifest&, RunBoard*, const BatchRunSettings&, int,
-                   double, BatchProgress*) {
+                   double, BatchProgress*, const std::function<void()>&) {
   return false;
 }
 
@@ -189,7 +189,7 @@ void batch_mpi_finish(bool rank_lost, int exit_code) {
 
 bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest, RunBoard* board,
                    const BatchRunSettings& settings, int jobs, double rank_timeout,
-                   BatchProgress* progress) {
+                   BatchProgress* progress, const std::function<void()>& tick) {
   if (world.rank != 0) return serve_worker_rank(manifest, settings, jobs);
   // Rank 0: one board for its own worker threads and for the other ranks' requests.
   std::thread local([&] {
@@ -259,13 +259,14 @@ bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest, RunBoar
                     r, rank_timeout);
       for (std::size_t index : in_flight[s]) {
         BatchRunResult result;
-        result.entry = lost_run_entry(manifest.runs[index], r, why);
+        result.entry = missing_run_entry(manifest.runs[index], r, "lost", why);
         board->store(index, std::move(result));
       }
       in_flight[s].clear();
     }
     if (seconds_since(last_draw) >= 0.1) {
       progress->wait_and_draw(std::chrono::milliseconds(0));
+      if (tick) tick();
       last_draw = Clock::now();
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));

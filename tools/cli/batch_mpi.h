@@ -9,6 +9,7 @@
 // Only the thread that called MPI_Init calls MPI (MPI_THREAD_FUNNELED); worker threads talk to
 // it through a queue. Built only when CMake finds MPI (IMPETUS_HAVE_MPI).
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,8 +40,9 @@ void batch_mpi_finish(bool rank_lost, int exit_code);
 /// them out from `board` and stores every result there (other ranks ignore `board`). Returns,
 /// on every live rank, whether some rank was given up (then batch_mpi_finish must not wait
 /// for it).
+/// On rank 0, `tick` is called about ten times a second (for the reports written meanwhile).
 bool run_batch_mpi(const MpiWorld& world, const BatchManifest& manifest, RunBoard* board,
                    const BatchRunSettings& settings, int jobs, double rank_timeout,
-                   BatchProgress* progress);
+                   BatchProgress* progress, const std::function<void()>& tick);
 
 }  // namespace impetus::cli

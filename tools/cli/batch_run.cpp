@@ -124,9 +124,10 @@ BatchRunResult execute_batch_run(const BatchRun& run, const BatchRunSettings& se
   return result;
 }
 
-Ordered lost_run_entry(const BatchRun& run, int rank, const std::string& why) {
+Ordered missing_run_entry(const BatchRun& run, int rank, const std::string& status,
+                          const std::string& why) {
   Ordered entry = entry_head(run);
-  set_error(entry, "lost", why);
+  set_error(entry, status, why);
   set_tail(entry, "", rank, 0, 0);
   return entry;
 }

@@ -32,7 +32,9 @@ struct BatchRunResult {
 BatchRunResult execute_batch_run(const BatchRun& run, const BatchRunSettings& settings,
                                  const std::function<void(long long, long long)>& progress);
 
-/// An entry for a run that never reported (its MPI rank died): result "error".
-nlohmann::ordered_json lost_run_entry(const BatchRun& run, int rank, const std::string& why);
+/// An entry for a run without a result: result "error" with `status` "lost" (its MPI rank died)
+/// or "unfinished" (in the reports written while the batch is still going).
+nlohmann::ordered_json missing_run_entry(const BatchRun& run, int rank, const std::string& status,
+                                         const std::string& why);
 
 }  // namespace impetus::cli

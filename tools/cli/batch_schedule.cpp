@@ -141,6 +141,16 @@ bool RunBoard::all_finished() {
   return finished_ == order_.size();
 }
 
+std::vector<std::optional<nlohmann::ordered_json>> RunBoard::entries(std::size_t* count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::optional<nlohmann::ordered_json>> out(results_.size());
+  for (std::size_t i = 0; i < results_.size(); ++i) {
+    if (results_[i]) out[i] = results_[i]->entry;
+  }
+  *count = finished_;
+  return out;
+}
+
 std::vector<std::optional<BatchRunResult>> RunBoard::release() {
   std::lock_guard<std::mutex> lock(mutex_);
   return std::move(results_);

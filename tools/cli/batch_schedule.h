@@ -68,6 +68,8 @@ class RunBoard {
   bool all_finished();
   /// The results, by manifest index (empty for runs not selected).
   std::vector<std::optional<BatchRunResult>> release();
+  /// A copy of the report entries so far, by manifest index, and how many there are.
+  std::vector<std::optional<nlohmann::ordered_json>> entries(std::size_t* count);
 
  private:
   std::mutex mutex_;

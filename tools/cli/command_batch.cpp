@@ -1,4 +1,5 @@
 // `impetus batch MANIFEST`: many runs, their checks, one report (tools/docs/batch-format.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -24,14 +25,25 @@ namespace {
 namespace fs = std::filesystem;
 using Ordered = nlohmann::ordered_json;
 
+// Through a temporary and a rename, so that a batch killed while writing (the reports are
+// rewritten while it runs) never leaves a truncated file.
 bool write_text_file(const fs::path& path, const std::string& text, std::string* error) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) {
-    *error = path.string() + ": cannot write";
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      *error = path.string() + ": cannot write";
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    *error = path.string() + ": cannot rename into place: " + ec.message();
     return false;
   }
   return true;
@@ -127,6 +139,70 @@ int update_goldens(const BatchManifest& manifest, const std::vector<std::size_t>
   return written;
 }
 
+// The report files for the entries so far (by manifest index); a selected run without an entry
+// is listed as an error with `missing_status`. Returns the report; false in `*ok` on an I/O error.
+Ordered write_reports(const BatchCommandOptions& options, const BatchManifest& manifest,
+                      const std::vector<std::size_t>& selected,
+                      const std::vector<std::optional<Ordered>>& by_index,
+                      const BatchLayout& layout, const std::string& missing_status,
+                      const std::string& missing_why, bool* ok) {
+  std::vector<Ordered> entries;
+  for (std::size_t i : selected) {
+    entries.push_back(by_index[i] ? *by_index[i]
+                                  : missing_run_entry(manifest.runs[i], 0, missing_status, missing_why));
+  }
+  const Ordered report = batch_report(manifest.file, manifest.name, entries, layout);
+  const fs::path dir(options.out_dir);
+  std::string error;
+  *ok = write_text_file(dir / "report.json", report.dump(2) + "\n", &error) &&
+        write_text_file(dir / "report.txt", batch_report_text(report), &error) &&
+        (options.junit.empty() || write_text_file(options.junit, batch_junit_xml(report), &error));
+  if (!*ok) print_error("batch: " + error);
+  return report;
+}
+
+// While the batch runs, the reports are rewritten every few seconds with the runs still going
+// listed as "unfinished" errors, so that a batch that is killed (mpirun ending the job when a
+// rank dies, a CI timeout) still leaves reports that say which runs never finished. Writes are
+// spaced by at least 2 s and 20 times the last write's duration; the first comes at once.
+class ReportCheckpoints {
+ public:
+  using Clock = std::chrono::steady_clock;
+  ReportCheckpoints(const BatchCommandOptions& options, const BatchManifest& manifest,
+                    const std::vector<std::size_t>& selected, RunBoard* board, BatchLayout layout)
+      : options_(options), manifest_(manifest), selected_(selected), board_(board),
+        layout_(layout), start_(Clock::now()), last_(start_ - std::chrono::hours(1)) {}
+
+  void tick() {
+    const Clock::time_point now = Clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < std::max(2.0, 20.0 * last_seconds_)) return;
+    std::size_t count = 0;
+    const std::vector<std::optional<Ordered>> entries = board_->entries(&count);
+    if (count == written_count_) return;
+    BatchLayout layout = layout_;
+    layout.wall_seconds = std::chrono::duration<double>(now - start_).count();
+    bool ok = true;
+    write_reports(options_, manifest_, selected_, entries, layout, "unfinished",
+                  "not finished when this report was written (the batch was still running "
+                  "or was stopped)",
+                  &ok);
+    written_count_ = count;
+    last_ = Clock::now();
+    last_seconds_ = std::chrono::duration<double>(last_ - now).count();
+  }
+
+ private:
+  const BatchCommandOptions& options_;
+  const BatchManifest& manifest_;
+  const std::vector<std::size_t>& selected_;
+  RunBoard* board_;
+  BatchLayout layout_;
+  Clock::time_point start_;
+  Clock::time_point last_;
+  double last_seconds_ = 0;
+  std::size_t written_count_ = static_cast<std::size_t>(-1);  // the first tick writes
+};
+
 }  // namespace
 
 int command_batch(const std::vector<std::string>& args) {
@@ -190,10 +266,14 @@ int command_batch(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   BatchProgress progress(selected.size(), options->jobs, options->quiet || !root);
   RunBoard board(order, manifest->runs.size(), &progress);
+  BatchLayout layout;
+  layout.jobs = options->jobs;
+  layout.ranks = world.size;
+  ReportCheckpoints checkpoints(*options, *manifest, selected, &board, layout);
   bool rank_lost = false;
   if (mpi) {
     rank_lost = run_batch_mpi(world, *manifest, &board, settings, options->jobs,
-                              options->rank_timeout, &progress);
+                              options->rank_timeout, &progress, [&] { checkpoints.tick(); });
     if (!root) {
       batch_mpi_finish(rank_lost, kExitOk);
       return kExitOk;
@@ -205,32 +285,24 @@ int command_batch(const std::vector<std::string>& args) {
           [&board](std::size_t index, BatchRunResult result) { board.store(index, std::move(result)); },
           &progress);
     });
-    while (progress.wait_and_draw() < selected.size()) {
-    }
+    while (progress.wait_and_draw() < selected.size()) checkpoints.tick();
     workers.join();
   }
   progress.finish();
   const std::vector<std::optional<BatchRunResult>> results = board.release();
 
-  BatchLayout layout;
-  layout.jobs = options->jobs;
-  layout.ranks = world.size;
   layout.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::vector<Ordered> entries;
+  std::vector<std::optional<Ordered>> by_index(results.size());
   for (std::size_t i : selected) {
-    entries.push_back(results[i] ? results[i]->entry
-                                 : lost_run_entry(manifest->runs[i], 0, "the run never reported"));
+    if (results[i]) by_index[i] = results[i]->entry;
   }
-  const Ordered report = batch_report(manifest_file, manifest->name, entries, layout);
+  bool written = true;
+  const Ordered report = write_reports(*options, *manifest, selected, by_index, layout, "lost",
+                                       "the run never reported", &written);
   const std::string text = batch_report_text(report);
   int status = batch_passed(report) ? kExitOk : kExitCheckFailed;
+  if (!written) status = kExitInvalid;
   const fs::path dir(options->out_dir);
-  if (!write_text_file(dir / "report.json", report.dump(2) + "\n", &error) ||
-      !write_text_file(dir / "report.txt", text, &error) ||
-      (!options->junit.empty() && !write_text_file(options->junit, batch_junit_xml(report), &error))) {
-    print_error("batch: " + error);
-    status = kExitInvalid;
-  }
   if (options->update_goldens) update_goldens(*manifest, selected, results, options->quiet);
   if (!options->quiet) {
     std::fputs(text.c_str(), stdout);

@@ -47,6 +47,19 @@ std::string describe_json(const json& value) {
   }
 }
 
+void require_format(const json& doc, const std::string& format, const std::string& what) {
+  if (!doc.is_object()) {
+    throw JsonError{"", "a " + what + " must be a JSON object, got " + describe_json(doc)};
+  }
+  auto it = doc.find("format");
+  if (it == doc.end()) {
+    throw JsonError{"format", "missing required key (must be \"" + format + "\")"};
+  }
+  if (!it->is_string() || it->get<std::string>() != format) {
+    throw JsonError{"format", "must be \"" + format + "\", got " + describe_json(*it)};
+  }
+}
+
 // ---- JsonObject ------------------------------------------------------------------------------
 
 JsonObject::JsonObject(const json& value, std::string path,

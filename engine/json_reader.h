@@ -37,6 +37,11 @@ std::string describe_json(const nlohmann::json& value);
 /// Shortest round-trip text of a double ("-1", "0.25", "inf").
 std::string format_number(double value);
 
+/// Checks the document kind first, so that a file of another kind says so instead of listing
+/// its unknown keys: `doc` must be an object (else "a <what> must be a JSON object") whose
+/// "format" is the string `format`.
+void require_format(const nlohmann::json& doc, const std::string& format, const std::string& what);
+
 /// An object whose keys have been checked against an allowed list.
 class JsonObject {
  public:

@@ -1,6 +1,9 @@
 #include "engine/json_text.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <vector>
 
@@ -123,6 +126,25 @@ std::optional<json> parse_json_text(const std::string& text, std::string* error)
   }
   if (error != nullptr) *error = problem;
   return std::nullopt;
+}
+
+std::optional<json> read_json_file(const std::string& path, const std::string& what,
+                                   std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    *error = path + ": cannot open " + what + " (no such file)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!in) {
+    *error = path + ": cannot read " + what;
+    return std::nullopt;
+  }
+  std::optional<json> doc = parse_json_text(buffer.str(), error);
+  if (!doc) *error = path + ": " + *error;
+  return doc;
 }
 
 }  // namespace impetus

@@ -14,4 +14,9 @@ namespace impetus {
 /// nlohmann exceptions.
 std::optional<nlohmann::json> parse_json_text(const std::string& text, std::string* error);
 
+/// Reads and parses the file `path`; on failure returns nullopt and sets `error` to
+/// "FILE: problem" ("cannot open <what> (no such file)", a parse_json_text problem, ...).
+std::optional<nlohmann::json> read_json_file(const std::string& path, const std::string& what,
+                                             std::string* error);
+
 }  // namespace impetus

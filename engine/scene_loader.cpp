@@ -5,11 +5,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "engine/json_reader.h"
 #include "engine/json_text.h"
@@ -296,21 +294,12 @@ const json* find_array(const JsonObject& root, const char* key) {
 }
 
 SceneDef read_scene(const json& doc, const std::string& file, const std::string& base_dir) {
-  if (!doc.is_object()) {
-    throw JsonError{"", "a scene must be a JSON object, got " + describe_json(doc)};
-  }
-  // The format first: a file of another kind should say so, not list its unknown keys.
-  auto format = doc.find("format");
-  if (format == doc.end()) {
-    throw JsonError{"format", std::string("missing required key (must be \"") + kFormat + "\")"};
-  }
-  if (!format->is_string() || format->get<std::string>() != kFormat) {
-    throw JsonError{"format", std::string("must be \"") + kFormat + "\", got " +
-                                  describe_json(*format)};
-  }
+  require_format(doc, kFormat, "scene");
+  // "$schema" (extension): where an editor finds the JSON Schema; the loader only checks its type.
   JsonObject root(doc, "",
-                  {"format", "name", "description", "settings", "materials", "bodies", "arrays",
-                   "joints", "cloths", "output"});
+                  {"$schema", "format", "name", "description", "settings", "materials", "bodies",
+                   "arrays", "joints", "cloths", "output"});
+  if (const json* s = root.find("$schema")) read_string(*s, "$schema");
   SceneDef scene;
   if (const json* n = root.find("name")) {
     scene.name = read_string(*n, "name");
@@ -389,24 +378,8 @@ SceneLoadResult load_scene_json(const json& doc, const std::string& file,
 
 SceneLoadResult load_scene_file(const std::string& path) {
   SceneLoadResult result;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    result.error = path + ": cannot open scene file (no such file)";
-    return result;
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!in) {
-    result.error = path + ": cannot read scene file";
-    return result;
-  }
-  std::string error;
-  std::optional<json> doc = parse_json_text(buffer.str(), &error);
-  if (!doc) {
-    result.error = path + ": " + error;
-    return result;
-  }
+  std::optional<json> doc = read_json_file(path, "scene file", &result.error);
+  if (!doc) return result;
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   return load_scene_json(*doc, path, base_dir);
 }

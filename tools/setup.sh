@@ -31,6 +31,12 @@ packages=(
   libjs-three
   libjs-chart.js
   chromium
+  # `impetus batch` across ranks (mpirun) and its ctest runs; CMake builds the MPI part only
+  # when it finds MPI, so a build without these still works.
+  libopenmpi-dev
+  openmpi-bin
+  # The test that validates scenes and manifests against tools/docs/schema/*.json.
+  python3-jsonschema
 )
 # Node.js may come from elsewhere (a nodejs build that bundles npm); only without npm do the
 # Debian packages come in.
@@ -50,7 +56,8 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     command -v "$tool" >/dev/null 2>&1 || echo "setup: warning: '$tool' not found on PATH" >&2
   done
   echo "setup: impetus needs CMake >= 3.25, a C++20 compiler with OpenMP, Eigen 3.3+, Bullet" \
-       "(double-precision libraries), spdlog, nlohmann_json 3 and GoogleTest." >&2
+       "(double-precision libraries), spdlog, nlohmann_json 3 and GoogleTest; optionally MPI" \
+       "(for mpirun impetus batch) and Python's jsonschema (for the schema test)." >&2
   exit 0
 fi
 

@@ -17,7 +17,7 @@ namespace {
 TEST_F(CliTest, VersionAndHelp) {
   CommandResult version = cli("--version");
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_TRUE(std::regex_match(version.out, std::regex("impetus [0-9]+\\.[0-9]+\\.[0-9]+\n")))
+  EXPECT_TRUE(std::regex_match(version.out, std::regex("impetus [0-9]+\\.[0-9]+\\.[0-9]+ \\((no MPI|MPI: .+)\\)\n")))
       << version.out;
 
   for (const char* args : {"--help", "help", "-h"}) {

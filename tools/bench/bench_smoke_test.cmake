@@ -61,6 +61,9 @@ elseif(SUITE STREQUAL "plane_toi")
 elseif(SUITE STREQUAL "phong")
   list(APPEND required ms_per_query.cold ms_per_query.warm triangles
        direction_jump_deg_max.phong direction_jump_deg_max.euclidean)
+elseif(SUITE STREQUAL "batch")
+  list(APPEND required process_1.runs_per_s jobs_2.runs_per_s jobs_2.efficiency
+       ranks_2.runs_per_s ranks_2.efficiency)
 elseif(SUITE STREQUAL "cloth")
   foreach(s hang drape)
     list(APPEND required ${s}.vertices ${s}.self_intersections_max)

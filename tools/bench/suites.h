@@ -19,6 +19,8 @@ int run_suite_mcd(const BenchOptions& options, BenchReport& report);
 int run_suite_plane_toi(const BenchOptions& options, BenchReport& report);
 /// Paper 4: cloth self-collision culling with normal-cone trees (suite_cloth.cpp).
 int run_suite_cloth(const BenchOptions& options, BenchReport& report);
+/// `impetus batch` runs/s: one process, --jobs 2 and 2 MPI ranks on a 32-run sweep.
+int run_suite_batch(const BenchOptions& options, BenchReport& report);
 /// Paper 2 §V: Phong (gradient-continuous) penetration distance between polyhedra.
 int run_suite_phong(const BenchOptions& options, BenchReport& report);
 

@@ -61,14 +61,15 @@ int command_check(const std::vector<std::string>& args) {
     print_error(error);
     return kExitInvalid;
   }
-  const std::string& scene_path = parsed->positionals.front();
-  std::optional<SceneDef> scene = load_scene_or_report(scene_path);
-  if (!scene) return kExitInvalid;
-  options.scene_file = scene_path;
-  if (!apply_scene_overrides(*parsed, &*scene, &error)) {
+  nlohmann::json overrides;
+  if (!read_scene_overrides(*parsed, &overrides, &error)) {
     print_error("check: " + error);
     return kExitInvalid;
   }
+  const std::string& scene_path = parsed->positionals.front();
+  std::optional<SceneDef> scene = load_scene_or_report(scene_path, overrides);
+  if (!scene) return kExitInvalid;
+  options.scene_file = scene_path;
   // A golden made with `run --steps N` is checked over the same N steps.
   if (!options.steps) options.steps = golden->steps;
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "collision/base/log.h"
-#include "engine/scene_loader.h"
+#include "engine/scene_overrides.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress_bar.h"
 #include "tools/cli/scene_command.h"
@@ -48,22 +48,21 @@ bool read_run_options(const ParsedArgs& args, RunOptions* options, std::string* 
   return true;
 }
 
-bool apply_scene_overrides(const ParsedArgs& args, SceneDef* scene, std::string* error) {
+bool read_scene_overrides(const ParsedArgs& args, nlohmann::json* overrides, std::string* error) {
+  *overrides = nlohmann::json::object();
   if (std::optional<std::string> solver = args.get("--solver")) {
-    if (*solver == "block") {
-      scene->world.solver = SolverType::Block;
-    } else if (*solver == "sequential_impulse") {
-      scene->world.solver = SolverType::SequentialImpulse;
-    } else {
+    if (*solver != "block" && *solver != "sequential_impulse") {
       *error = "--solver: unknown solver '" + *solver + "' (block | sequential_impulse)";
       return false;
     }
+    (*overrides)["settings"]["solver"] = *solver;
   }
   return true;
 }
 
-std::optional<SceneDef> load_scene_or_report(const std::string& path) {
-  SceneLoadResult loaded = load_scene_file(path);
+std::optional<SceneDef> load_scene_or_report(const std::string& path,
+                                             const nlohmann::json& overrides) {
+  SceneLoadResult loaded = load_scene_file(path, overrides);
   if (!loaded.ok()) {
     print_error(loaded.error);
     return std::nullopt;
@@ -118,15 +117,15 @@ int command_run(const std::vector<std::string>& args) {
     print_error("run: --gltf: must name a file");
     return kExitInvalid;
   }
-  const std::string& scene_path = parsed->positionals.front();
-  std::optional<SceneDef> scene = load_scene_or_report(scene_path);
-  if (!scene) return kExitInvalid;
-  options.scene_file = scene_path;
-
-  if (!apply_scene_overrides(*parsed, &*scene, &error)) {
+  nlohmann::json overrides;
+  if (!read_scene_overrides(*parsed, &overrides, &error)) {
     print_error("run: " + error);
     return kExitInvalid;
   }
+  const std::string& scene_path = parsed->positionals.front();
+  std::optional<SceneDef> scene = load_scene_or_report(scene_path, overrides);
+  if (!scene) return kExitInvalid;
+  options.scene_file = scene_path;
 
   RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
   if (outcome.exit_code == kExitInvalid) {

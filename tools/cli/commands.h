@@ -11,6 +11,7 @@ int command_validate(const std::vector<std::string>& args);
 int command_query(const std::vector<std::string>& args);
 int command_check(const std::vector<std::string>& args);
 int command_view(const std::vector<std::string>& args);
+int command_batch(const std::vector<std::string>& args);
 
 /// Help texts (stdout): the overview and one per command; empty for an unknown command.
 std::string general_help();

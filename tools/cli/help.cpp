@@ -30,15 +30,17 @@ std::string general_help() {
              "summary.json\n"
              "  view DIR                     write DIR/report.html (3D playback and plots) for "
              "a run\n"
+             "  batch MANIFEST               many runs and sweeps with checks: report.json,\n"
+             "                               report.txt, JUnit XML (also under mpirun)\n"
              "  help [COMMAND]               this help, or a command's\n"
              "\n"
              "options:\n"
              "  --version       print the version\n") +
          kCommonOptions +
          "\n"
-         "exit status: 0 ok, 1 check mismatch, 2 invalid scene, query or command line,\n"
-         "3 simulation diverged, 4 internal error. Errors are one line on stderr starting\n"
-         "'error:' that names the file and the JSON path.\n"
+         "exit status: 0 ok, 1 check mismatch or failed batch run, 2 invalid scene, query,\n"
+         "manifest or command line, 3 simulation diverged, 4 internal error. Errors are one\n"
+         "line on stderr starting 'error:' that names the file and the JSON path.\n"
          "Run 'impetus <command> --help' for a command's options.\n";
 }
 
@@ -132,6 +134,30 @@ std::string command_help(const std::string& command) {
                "  --solver S      block | sequential_impulse: overrides settings.solver\n"
                "  --out DIR       also write this run's results to DIR\n"
                "  --every N       trajectory frame interval with --out\n") +
+           kCommonOptions;
+  }
+  if (command == "batch") {
+    return std::string(
+               "usage: impetus batch MANIFEST [options]\n"
+               "\n"
+               "Runs every run and sweep of MANIFEST (impetus-batch/1, tools/docs/batch-format.md),\n"
+               "each into DIR/<run-id>/ (the files of `impetus run`), checks them, and writes\n"
+               "DIR/report.json and DIR/report.txt. One line per finished run on stderr, and a\n"
+               "bar with ETA on a terminal. A run that diverges or whose scene is invalid is that\n"
+               "run's failure; the others still run. Exit 0 when every check passed, 1 when a\n"
+               "check failed or a run could not run, 2 for an invalid manifest or command line\n"
+               "(nothing written). Under `mpirun -n K` the runs spread over K ranks; rank 0\n"
+               "writes the same files.\n"
+               "\n"
+               "options:\n"
+               "  --out DIR          results folder (default results/batch/<manifest name>)\n"
+               "  -j, --jobs N       runs at once in this process, one thread each (default 1);\n"
+               "                     results are byte-identical to a serial batch\n"
+               "  --junit FILE       also write a JUnit XML report (one testcase per run)\n"
+               "  --only REGEX       only the runs whose id matches (ECMAScript, search)\n"
+               "  --update-goldens   rewrite every golden from this batch's results\n"
+               "  --no-meshes        do not write cloth meshes\n"
+               "  --rank-timeout S   under MPI: give up a rank silent for S seconds (default 60)\n") +
            kCommonOptions;
   }
   return "";

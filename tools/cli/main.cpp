@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli/batch_mpi.h"
 #include "tools/cli/cli_args.h"
 #include "tools/cli/commands.h"
 
@@ -23,7 +24,8 @@ int dispatch(const std::vector<std::string>& argv) {
       return kExitOk;
     }
     if (arg == "--version") {
-      std::puts("impetus " IMPETUS_VERSION);
+      std::puts(batch_mpi_built() ? "impetus " IMPETUS_VERSION " (MPI: mpirun -n K impetus batch)"
+                                  : "impetus " IMPETUS_VERSION " (no MPI)");
       return kExitOk;
     }
     if (arg == "--quiet" || arg == "-q" || arg.rfind("--log-level=", 0) == 0) {
@@ -62,6 +64,7 @@ int dispatch(const std::vector<std::string>& argv) {
   if (command == "query") return command_query(rest);
   if (command == "check") return command_check(rest);
   if (command == "view") return command_view(rest);
+  if (command == "batch") return command_batch(rest);
   print_error("unknown command '" + command + "' (see 'impetus --help')");
   return kExitInvalid;
 }

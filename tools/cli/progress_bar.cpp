@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace impetus::cli {
 
@@ -25,7 +26,9 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-ProgressBar::ProgressBar(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+ProgressBar::ProgressBar(bool enabled, std::string unit, long long scale)
+    : enabled_(enabled), unit_(std::move(unit)), scale_(scale > 0 ? scale : 1),
+      start_(Clock::now()) {}
 
 ProgressBar::~ProgressBar() { finish(); }
 
@@ -53,12 +56,25 @@ void ProgressBar::draw(long long done, long long total, double elapsed) {
   for (int i = 0; i < filled && i < kBarWidth; ++i) bar[static_cast<std::size_t>(i)] = '#';
   const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
   const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+  const double scale = static_cast<double>(scale_);
   // \r returns to the line start, \033[K erases what a longer previous line left behind.
-  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld steps  %.0f steps/s  ETA %s\033[K", bar.c_str(),
-               static_cast<int>(fraction * 100.0), done, total, rate,
-               format_duration(eta).c_str());
+  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld %s  %.*f %s/s  ETA %s\033[K", bar.c_str(),
+               static_cast<int>(fraction * 100.0), done / scale_, total / scale_, unit_.c_str(),
+               scale_ > 1 ? 2 : 0, rate / scale, unit_.c_str(), format_duration(eta).c_str());
+  last_done_ = done;
+  last_total_ = total;
   std::fflush(stderr);
   shown_ = true;
+}
+
+void ProgressBar::print_line(const std::string& line) {
+  if (shown_) std::fprintf(stderr, "\r\033[K");
+  std::fputs(line.c_str(), stderr);
+  if (shown_) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    draw(last_done_, last_total_, elapsed);
+  }
+  std::fflush(stderr);
 }
 
 void ProgressBar::finish() {

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/scene_runner.h"
 #include "engine/world_def.h"
 #include "tools/cli/cli_args.h"
@@ -16,12 +18,13 @@ std::vector<OptionSpec> scene_run_option_specs();
 /// Reads --steps/--threads/--every/--out into `options`; false with `error` on a bad value.
 bool read_run_options(const ParsedArgs& args, RunOptions* options, std::string* error);
 
-/// Applies the scene-setting overrides (--solver) to a loaded scene; false with `error` on a bad
-/// value.
-bool apply_scene_overrides(const ParsedArgs& args, SceneDef* scene, std::string* error);
+/// The scene-setting options (--solver) as an overrides object of engine/scene_overrides.h,
+/// the one way scene values are overridden; false with `error` on a bad value.
+bool read_scene_overrides(const ParsedArgs& args, nlohmann::json* overrides, std::string* error);
 
-/// Loads SCENE; on failure prints the loader's error and returns nullopt.
-std::optional<SceneDef> load_scene_or_report(const std::string& path);
+/// Loads SCENE with `overrides` applied; on failure prints the loader's error and returns nullopt.
+std::optional<SceneDef> load_scene_or_report(const std::string& path,
+                                             const nlohmann::json& overrides = nlohmann::json());
 
 /// Runs with a progress bar on a terminal (unless --quiet). Prints nothing else.
 RunOutcome run_with_progress(const SceneDef& scene, const RunOptions& options, bool quiet);

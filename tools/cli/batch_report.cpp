@@ -70,6 +70,42 @@ Ordered batch_report(const std::string& manifest_file, const std::string& name,
   return report;
 }
 
+std::string batch_index_html(const Ordered& report,
+                             const std::function<bool(const std::string& output)>& linked) {
+  const Ordered& totals = report["totals"];
+  const std::string name = xml_escape(report["name"].get<std::string>());
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>impetus batch " +
+      name +
+      "</title>\n<style>body{font:14px system-ui,sans-serif;margin:1.5em}"
+      "table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;"
+      "text-align:left}td.n{text-align:right}.passed{color:#17803d}.failed,.error{color:#c0262d;"
+      "font-weight:600}</style></head>\n<body>\n<h1>impetus batch " + name + "</h1>\n<p>" +
+      std::to_string(totals["runs"].get<int>()) + " runs: " +
+      std::to_string(totals["passed"].get<int>()) + " passed, " +
+      std::to_string(totals["failed"].get<int>()) + " failed, " +
+      std::to_string(totals["errors"].get<int>()) + " errors. Also: <a href=\"report.txt\">report.txt</a>, "
+      "<a href=\"report.json\">report.json</a>.</p>\n<table>\n<tr><th>run</th><th>result</th>"
+      "<th>status</th><th>steps</th><th>problem</th></tr>\n";
+  for (const Ordered& e : report["runs"]) {
+    const std::string id = xml_escape(e["id"].get<std::string>());
+    const std::string output = string_or(e, "output", "");
+    const std::string result = string_or(e, "result", "error");
+    std::string cell = id;
+    if (!output.empty() && linked(output)) {
+      cell = "<a href=\"" + xml_escape(output) + "/report.html\">" + id + "</a>";
+    }
+    std::string problem;
+    if (e.contains("failure")) problem = xml_escape(string_or(e["failure"], "message", ""));
+    html += "<tr><td>" + cell + "</td><td class=\"" + xml_escape(result) + "\">" +
+            xml_escape(result) + "</td><td>" + xml_escape(string_or(e, "status", "-")) +
+            "</td><td class=\"n\">" +
+            (e.contains("steps") ? std::to_string(e["steps"].get<long long>()) : "-") +
+            "</td><td>" + problem + "</td></tr>\n";
+  }
+  return html + "</table>\n</body></html>\n";
+}
+
 bool batch_passed(const Ordered& report) {
   const Ordered& totals = report["totals"];
   return totals["failed"].get<int>() == 0 && totals["errors"].get<int>() == 0;

@@ -3,6 +3,7 @@
 // DIR/report.json, DIR/report.txt and the JUnit XML file. Runs appear in manifest order,
 // whatever order they finished in, so that a serial, a --jobs and an MPI batch write the same
 // files apart from timings, the rank column and the `execution` block.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ std::string batch_report_text(const nlohmann::ordered_json& report);
 /// JUnit XML (one testsuite, one testcase per run; <failure> for failed checks, <error> for runs
 /// that could not run), as Jenkins, GitLab and GitHub test reporters read it.
 std::string batch_junit_xml(const nlohmann::ordered_json& report);
+
+/// index.html: one table row per run with its result, status, steps and failure, each run's id
+/// linking to its own report page (`<output>/report.html`) when `linked(output)` says the run
+/// wrote one. Plain HTML, no script: it opens from file:// like the run reports.
+std::string batch_index_html(const nlohmann::ordered_json& report,
+                             const std::function<bool(const std::string& output)>& linked);
 
 /// Whether every run passed.
 bool batch_passed(const nlohmann::ordered_json& report);

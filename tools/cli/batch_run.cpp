@@ -7,6 +7,7 @@
 #include "engine/scene_overrides.h"
 #include "engine/scene_runner.h"
 #include "tools/cli/batch_checks.h"
+#include "tools/cli/viewer_outputs.h"
 
 namespace impetus::cli {
 
@@ -81,6 +82,16 @@ BatchRunResult execute_batch_run(const BatchRun& run, const BatchRunSettings& se
     set_error(entry, "invalid", outcome.error);
     set_tail(entry, "", settings.rank, outcome.wall_seconds, ms_per_step);
     return result;
+  }
+  if (settings.write_report) {
+    // The run's own page, as `impetus run` writes it; the batch's index.html links it. A build
+    // without the page's libraries only skips it.
+    ViewerRequest viewer;
+    viewer.dir = options.out_dir;
+    viewer.scene = &*loaded.scene;
+    viewer.report_required = false;
+    bool written = false;
+    write_viewer_outputs(viewer, &written);
   }
   const fs::path summary_path = fs::path(options.out_dir) / "summary.json";
   result.summary_text = read_file(summary_path);

@@ -14,6 +14,7 @@ namespace impetus::cli {
 struct BatchRunSettings {
   std::string out_dir;          // the batch's DIR; the run writes DIR/<id>/
   bool write_meshes = true;
+  bool write_report = true;     // DIR/<id>/report.html (tools/viewer/), as `impetus run` writes
   bool update_goldens = false;  // golden checks are not compared (the goldens get rewritten)
   int rank = 0;                 // MPI rank that ran it (0 without MPI)
 };

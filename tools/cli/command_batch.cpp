@@ -56,6 +56,7 @@ struct BatchCommandOptions {
   std::optional<std::regex> only;
   bool update_goldens = false;
   bool write_meshes = true;
+  bool write_report = true;  // each run's report.html (and shapes.json), linked from index.html
   double rank_timeout = 60;
   bool quiet = false;
 };
@@ -117,6 +118,7 @@ std::optional<BatchCommandOptions> read_options(const ParsedArgs& args, bool spe
   o.junit = args.get("--junit").value_or("");
   o.update_goldens = args.has("--update-goldens");
   o.write_meshes = !args.has("--no-meshes");
+  o.write_report = !args.has("--no-report");
   o.quiet = args.has("--quiet");
   return o;
 }
@@ -154,8 +156,12 @@ Ordered write_reports(const BatchCommandOptions& options, const BatchManifest& m
   const Ordered report = batch_report(manifest.file, manifest.name, entries, layout);
   const fs::path dir(options.out_dir);
   std::string error;
+  auto has_report = [&](const std::string& output) {
+    return fs::exists(dir / output / "report.html");
+  };
   *ok = write_text_file(dir / "report.json", report.dump(2) + "\n", &error) &&
         write_text_file(dir / "report.txt", batch_report_text(report), &error) &&
+        write_text_file(dir / "index.html", batch_index_html(report, has_report), &error) &&
         (options.junit.empty() || write_text_file(options.junit, batch_junit_xml(report), &error));
   if (!*ok) print_error("batch: " + error);
   return report;
@@ -210,7 +216,7 @@ int command_batch(const std::vector<std::string>& args) {
   std::optional<ParsedArgs> parsed = parse_args(
       "batch", args,
       {{"--out", true, ""}, {"--jobs", true, "-j"}, {"--junit", true, ""}, {"--only", true, ""},
-       {"--update-goldens", false, ""}, {"--no-meshes", false, ""}, {"--rank-timeout", true, ""}},
+       {"--update-goldens", false, ""}, {"--no-meshes", false, ""}, {"--no-report", false, ""}, {"--rank-timeout", true, ""}},
       &error);
   if (!parsed) {
     print_error(error);
@@ -260,6 +266,7 @@ int command_batch(const std::vector<std::string>& args) {
   BatchRunSettings settings;
   settings.out_dir = options->out_dir;
   settings.write_meshes = options->write_meshes;
+  settings.write_report = options->write_report;
   settings.update_goldens = options->update_goldens;
   settings.rank = world.rank;
   const std::vector<std::size_t> order = schedule_order(manifest->runs, selected, options->out_dir);

@@ -157,6 +157,7 @@ std::string command_help(const std::string& command) {
                "  --only REGEX       only the runs whose id matches (ECMAScript, search)\n"
                "  --update-goldens   rewrite every golden from this batch's results\n"
                "  --no-meshes        do not write cloth meshes\n"
+               "  --no-report        do not write each run's report.html\n"
                "  --rank-timeout S   under MPI: give up a rank silent for S seconds (default 60)\n") +
            kCommonOptions;
   }

@@ -20,6 +20,17 @@ struct RigidCollider {
   Vec3 point_velocity(const Vec3& p) const {
     return linear_velocity + angular_velocity.cross(p - center_of_mass);
   }
+
+  /// The pose the body had h seconds earlier, at the start of the step, had it moved with its
+  /// end-of-step velocities (what the rigid integration did): the continuous cloth–rigid tests
+  /// sweep the body from there to `pose`.
+  Pose pose_at_step_start(double h) const {
+    const Quat back = quat_from_rotation_vector(Vec3(-h * angular_velocity));
+    Pose p;
+    p.orientation = (back * pose.orientation).normalized();
+    p.position = center_of_mass - h * linear_velocity + back * (pose.position - center_of_mass);
+    return p;
+  }
 };
 
 /// An impulse [N·s] the cloth applied to a rigid body, at a world point.

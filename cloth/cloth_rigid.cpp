@@ -257,11 +257,12 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
         if (t >= 1) break;
       }
       if (!touch && !overlap) continue;
-      // The plane each corner must end beyond: the separating plane at the first touch, or,
-      // for a triangle already overlapping the body at the start (left there by an earlier
-      // step's cloth–cloth response), the body's tangent plane facing each corner's start
-      // position, which is the side that corner came from.
-      Vec3 n = Vec3::UnitZ();
+      // The plane the corners must end beyond: the separating plane at the first touch, or, for
+      // a triangle already overlapping the body at the start (left there by an earlier step's
+      // cloth–cloth response, or a sheet stretched so far that the body pokes through a face),
+      // the body's support plane along the triangle's start normal turned away from the body's
+      // centre, which has not crossed the sheet.
+      Vec3 n;
       double level = 0;
       if (touch) {
         const Vec3 gap_vec = g.point_b - g.point_a;
@@ -269,19 +270,19 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
         if (!(gap_len > 0)) continue;
         n = gap_vec / gap_len;  // body → triangle, body frame
         level = n.dot(g.point_a);
+      } else {
+        n = (q0[1] - q0[0]).cross(q0[2] - q0[0]);
+        const double len = n.norm();
+        if (!(len > 0)) continue;
+        n /= len;
+        if (n.dot((q0[0] + q0[1] + q0[2]) / 3.0 - body.center()) < 0) n = -n;
+        level = n.dot(support_local(col.shape, n));
       }
+      const Vec3 n_world = p1.rotate(n);
       bool any = false;
       for (int k = 0; k < 3; ++k) {
         const int i = tri[k];
         if (!(pass.inv_mass[i] > 0)) continue;
-        if (overlap) {
-          ShapeProximity start;
-          if (!point_shape_proximity(col.shape, Pose{}, q0[k], q0[k], std::numeric_limits<double>::infinity(), start))
-            continue;
-          n = start.normal;
-          level = n.dot(support_local(col.shape, n));
-        }
-        const Vec3 n_world = p1.rotate(n);
         const double gap = n.dot(p1.inverse_apply(Vec3(pass.x0[i] + pass.u[i]))) - level;
         if (!(gap < s.thickness)) continue;
         const Vec3 end = pass.x0[i] + pass.u[i];

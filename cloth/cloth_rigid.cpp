@@ -30,6 +30,8 @@ struct ContactPass {
   const ClothRigidSettings& s;
   std::vector<RigidImpulse>& reactions;
   ClothRigidStats& stats;
+  ClothRigidWorkspace& work;
+  int collider = -1;  // index of `col` in the colliders, for the contact record
 
   // Contact of the cloth point Σ w_k x_k with `col` at its surface point `surface`, normal n
   // out of the body, `depth` = thickness − gap > 0: push the point out to the thickness
@@ -42,7 +44,13 @@ struct ContactPass {
     if (!(denom > 0)) return false;
     stats.max_penetration = std::max(stats.max_penetration, depth);
     const Vec3 push = (depth / denom) * n;
-    for (int k = 0; k < count; ++k) u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
+    for (int k = 0; k < count; ++k) {
+      u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
+      if (w[k] * inv_mass[idx[k]] > 0) {
+        work.contact_collider[idx[k]] = collider;
+        work.contact_point[idx[k]] = surface;
+      }
+    }
     Vec3 vr = -col.point_velocity(surface);
     for (int k = 0; k < count; ++k) vr += w[k] * v[idx[k]];
     const double vn = vr.dot(n);
@@ -77,6 +85,7 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
     const int i = e[0], j = e[1];
     if (!(pass.inv_mass[i] > 0) && !(pass.inv_mass[j] > 0)) continue;
     for (int c = 0; c < nc; ++c) {
+      pass.collider = c;
       const RigidCollider& col = colliders[c];
       const ShapeType type = col.shape.type;
       if (type == ShapeType::Plane) continue;
@@ -173,6 +182,7 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     return true;
   };
   for (size_t c = 0; c < colliders.size(); ++c) {
+    pass.collider = static_cast<int>(c);
     const RigidCollider& col = colliders[c];
     if (col.shape.is_convex()) {
       for (int t = 0; t < nt; ++t) {
@@ -207,6 +217,7 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
   const ClothRigidSettings& s = pass.s;
   constexpr int kMaxAdvances = 64;
   for (size_t c = 0; c < colliders.size(); ++c) {
+    pass.collider = static_cast<int>(c);
     const RigidCollider& col = colliders[c];
     if (!col.shape.is_convex()) continue;
     const Pose p1 = col.pose, p0 = col.pose_at_step_start(s.h);
@@ -306,6 +317,8 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
   stats = ClothRigidStats{};
   const int nv = static_cast<int>(x0.size());
   const int nc = static_cast<int>(colliders.size());
+  work.contact_collider.assign(nv, -1);
+  work.contact_point.resize(nv);
   if (nc == 0 || nv == 0) return;
   std::vector<Aabb>& boxes = work.collider_boxes;
   std::vector<double>& mu = work.mu;
@@ -315,7 +328,7 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
     boxes[c] = compute_aabb(colliders[c].shape, colliders[c].pose).inflated(s.thickness);
     mu[c] = std::sqrt(std::max(0.0, s.friction * colliders[c].friction));
   }
-  ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats};
+  ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats, work};
   if (s.triangles) resolve_swept(pass, *s.triangles, colliders, mu);
   // Each vertex writes its own slots; the reactions are compacted in vertex order afterwards.
   std::vector<std::array<RigidImpulse, kSlotsPerVertex>>& slots = work.slots;
@@ -336,6 +349,8 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
       depth[i] = std::max(depth[i], s.thickness - prox.distance);
       // Push the end position out to the thickness (displacement only).
       u[i] += (s.thickness - prox.distance) * n;
+      work.contact_collider[i] = c;
+      work.contact_point[i] = prox.point;
       // Inelastic normal and Coulomb tangential velocity change relative to the body.
       const Vec3 vb = col.point_velocity(prox.point);
       const Vec3 vr = v[i] - vb;

@@ -58,6 +58,10 @@ struct ClothRigidWorkspace {
   std::vector<int> slot_count;
   std::vector<double> depth;
   std::vector<Aabb> triangle_boxes;
+  // Output, per vertex: the collider of its last contact this step (−1: none) and the contact
+  // point on the body.
+  std::vector<int> contact_collider;
+  std::vector<Vec3> contact_point;
 };
 
 /// Updates u (displacement of the step) and v (end velocity) of the vertices with

@@ -54,6 +54,53 @@ struct ClothSim::Impl {
   double total_mass = 0;
   ClothStats stats;
 
+  // Tethered contacts (issue 16): a dynamic body that pushes a cloth vertex beyond its tether to
+  // a pin is held by that pin through the sheet, which the strain limit makes (almost)
+  // inextensible: the body's contact point stops moving along the tether (an inelastic impulse,
+  // applied in vertex order, so the body's velocity seen by the next vertex includes it).
+  // Without it the body loses momentum only through the few vertex masses it touches and drags
+  // the sheet far beyond its limit.
+  std::vector<Vec3> body_v, body_w;
+  void hold_bodies_by_tethers(std::span<const RigidCollider> colliders, std::vector<RigidImpulse>& reactions) {
+    const int nc = static_cast<int>(colliders.size());
+    body_v.resize(nc);
+    body_w.resize(nc);
+    for (int c = 0; c < nc; ++c) {
+      body_v[c] = colliders[c].linear_velocity;
+      body_w[c] = colliders[c].angular_velocity;
+    }
+    // The cloth's reactions so far this step.
+    for (const RigidImpulse& r : reactions) {
+      for (int c = 0; c < nc; ++c) {
+        const RigidCollider& col = colliders[c];
+        if (col.body != r.body || !(col.inv_mass > 0)) continue;
+        body_v[c] += col.inv_mass * r.impulse;
+        body_w[c] += col.inv_inertia_world * (r.point - col.center_of_mass).cross(r.impulse);
+        break;
+      }
+    }
+    constexpr int kMaxTethers = 8;
+    Vec3 dirs[kMaxTethers];
+    for (int i = 0; i < static_cast<int>(x.size()); ++i) {
+      const int c = rigid_work.contact_collider[i];
+      if (c < 0 || !(inv_mass[i] > 0)) continue;
+      const RigidCollider& col = colliders[c];
+      if (!(col.inv_mass > 0)) continue;
+      const int nd = strain.violated_tethers(i, x, u, params.strain_limit, dirs, kMaxTethers);
+      const Vec3& p = rigid_work.contact_point[i];
+      for (int k = 0; k < nd; ++k) {
+        const Vec3 vp = body_v[c] + body_w[c].cross(p - col.center_of_mass);
+        const double vd = vp.dot(dirs[k]);
+        const double kd = col.inverse_mass_along(p, dirs[k]);
+        if (!(vd > 0) || !(kd > 0)) continue;
+        const Vec3 J = (-vd / kd) * dirs[k];
+        body_v[c] += col.inv_mass * J;
+        body_w[c] += col.inv_inertia_world * (p - col.center_of_mass).cross(J);
+        reactions.push_back(RigidImpulse{col.body, p, J});
+      }
+    }
+  }
+
   // The strain limiter's tethers hang on every vertex of the sheet that does not move freely
   // (not on a stray vertex outside every triangle).
   void build_strain_limiter() {
@@ -228,6 +275,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
                         reactions, second);
     s.stats.rigid_max_penetration = std::max(rstats.max_penetration, second.max_penetration);
   }
+  if (s.params.strain_limit > 0 && s.strain.has_tethers()) s.hold_bodies_by_tethers(colliders, reactions);
   s.stats.rigid_max_penetration = rstats.max_penetration;
   s.stats.seconds_rigid = seconds_since(start);
 

@@ -135,6 +135,18 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
   return stats;
 }
 
+int StrainLimiter::violated_tethers(int i, const std::vector<Vec3>& x0, const std::vector<Vec3>& u,
+                                    double limit, Vec3* directions, int max) const {
+  int count = 0;
+  const Vec3 p = x0[i] + u[i];
+  for (size_t a = 0; a < anchors_.size() && count < max; ++a) {
+    const Vec3 d = p - (x0[anchors_[a]] + u[anchors_[a]]);
+    const double len = d.norm();
+    if (len > (1.0 + limit) * tether_length_[a * x0.size() + i] && len > 0) directions[count++] = d / len;
+  }
+  return count;
+}
+
 double StrainLimiter::max_strain(const std::vector<Vec3>& x) const {
   double worst = 0;
   for (size_t e = 0; e < edges_.size(); ++e) {

@@ -51,6 +51,13 @@ class StrainLimiter {
                          const std::vector<double>& inv_mass, double limit, double tolerance,
                          int max_sweeps, bool tethers = true) const;
 
+  /// Directions (unit, from the anchor to the vertex) of the tethers of free vertex i that the
+  /// end position x0 + u stretches beyond (1 + limit) times their rest length; at most `max`
+  /// of them, in anchor order. Returns how many were written.
+  int violated_tethers(int i, const std::vector<Vec3>& x0, const std::vector<Vec3>& u, double limit,
+                       Vec3* directions, int max) const;
+  bool has_tethers() const { return !anchors_.empty(); }
+
   /// Largest |L/L0 − 1| over the edges at positions x.
   double max_strain(const std::vector<Vec3>& x) const;
   double mean_strain(const std::vector<Vec3>& x) const;

@@ -78,6 +78,10 @@ void World::Impl::step_cloths(double h) {
       c.angular_velocity = body.w;
       c.center_of_mass = body.x;
       c.friction = def.materials[materials[b]].friction;
+      if (body.dynamic) {
+        c.inv_mass = body.inv_mass;
+        c.inv_inertia_world = body.inv_inertia_world;
+      }
       cloth_colliders.push_back(c);
     }
     cloth_reactions.clear();

@@ -8,7 +8,9 @@
 
 #include "cloth/point_shape_distance.h"
 #include "collision/convex_hull.h"
+#include "collision/convex_support.h"
 #include "collision/distance.h"
+#include "collision/gjk.h"
 #include "collision/triangle_mesh.h"
 #include "cloth/proximity.h"
 #include "cloth/cloth_parallel.h"
@@ -28,6 +30,8 @@ struct ContactPass {
   const ClothRigidSettings& s;
   std::vector<RigidImpulse>& reactions;
   ClothRigidStats& stats;
+  ClothRigidWorkspace& work;
+  int collider = -1;  // index of `col` in the colliders, for the contact record
 
   // Contact of the cloth point Σ w_k x_k with `col` at its surface point `surface`, normal n
   // out of the body, `depth` = thickness − gap > 0: push the point out to the thickness
@@ -40,7 +44,13 @@ struct ContactPass {
     if (!(denom > 0)) return false;
     stats.max_penetration = std::max(stats.max_penetration, depth);
     const Vec3 push = (depth / denom) * n;
-    for (int k = 0; k < count; ++k) u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
+    for (int k = 0; k < count; ++k) {
+      u[idx[k]] += (w[k] * inv_mass[idx[k]]) * push;
+      if (w[k] * inv_mass[idx[k]] > 0) {
+        work.contact_collider[idx[k]] = collider;
+        work.contact_point[idx[k]] = surface;
+      }
+    }
     Vec3 vr = -col.point_velocity(surface);
     for (int k = 0; k < count; ++k) vr += w[k] * v[idx[k]];
     const double vn = vr.dot(n);
@@ -75,6 +85,7 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
     const int i = e[0], j = e[1];
     if (!(pass.inv_mass[i] > 0) && !(pass.inv_mass[j] > 0)) continue;
     for (int c = 0; c < nc; ++c) {
+      pass.collider = c;
       const RigidCollider& col = colliders[c];
       const ShapeType type = col.shape.type;
       if (type == ShapeType::Plane) continue;
@@ -126,11 +137,11 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
 // large triangle. Meshes: their vertices against the triangles.
 void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& triangles,
                    std::span<const RigidCollider> colliders, const std::vector<Aabb>& boxes,
-                   const std::vector<double>& mu) {
+                   const std::vector<double>& mu, std::vector<Aabb>& tri_box) {
   constexpr double kInterior = 1e-3;
   const ClothRigidSettings& s = pass.s;
   const int nt = static_cast<int>(triangles.size());
-  std::vector<Aabb> tri_box(nt);
+  tri_box.assign(nt, Aabb{});
   Aabb cloth_box;
   for (int t = 0; t < nt; ++t) {
     for (int k : triangles[t]) tri_box[t].grow(Vec3(pass.x0[k] + pass.u[k]));
@@ -171,6 +182,7 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     return true;
   };
   for (size_t c = 0; c < colliders.size(); ++c) {
+    pass.collider = static_cast<int>(c);
     const RigidCollider& col = colliders[c];
     if (col.shape.is_convex()) {
       for (int t = 0; t < nt; ++t) {
@@ -197,27 +209,134 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
   }
 }
 
+// Continuous contact of every cloth triangle with every moving convex body (see the header):
+// conservative advancement in the body's frame, then the separating plane of the first touch
+// holds the triangle's free corners on their side at the end of the step.
+void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& triangles,
+                   std::span<const RigidCollider> colliders, const std::vector<double>& mu) {
+  const ClothRigidSettings& s = pass.s;
+  constexpr int kMaxAdvances = 64;
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    pass.collider = static_cast<int>(c);
+    const RigidCollider& col = colliders[c];
+    if (!col.shape.is_convex()) continue;
+    const Pose p1 = col.pose, p0 = col.pose_at_step_start(s.h);
+    // Below this relative motion per step the end-of-step tests cannot pick the wrong side.
+    const double gate = std::max(s.thickness, 0.1 * smallest_size(col.shape));
+    Aabb swept = compute_aabb(col.shape, p0);
+    swept.grow(compute_aabb(col.shape, p1));
+    swept = swept.inflated(s.thickness);
+    const ConvexSupport body = make_convex_support(col.shape, Pose{});
+    GjkOptions options;
+    options.inflate_a = body.radius;
+    for (const auto& tri : triangles) {
+      if (!(pass.inv_mass[tri[0]] > 0) && !(pass.inv_mass[tri[1]] > 0) && !(pass.inv_mass[tri[2]] > 0))
+        continue;
+      Aabb box;
+      for (int k : tri) {
+        box.grow(pass.x0[k]);
+        box.grow(Vec3(pass.x0[k] + pass.u[k]));
+      }
+      if (!box.overlaps(swept)) continue;
+      std::array<Vec3, 3> q0, q1;
+      double bound = 0;  // fastest corner's displacement relative to the body over the step
+      for (int k = 0; k < 3; ++k) {
+        q0[k] = p0.inverse_apply(pass.x0[tri[k]]);
+        q1[k] = p1.inverse_apply(Vec3(pass.x0[tri[k]] + pass.u[tri[k]]));
+        bound = std::max(bound, (q1[k] - q0[k]).norm());
+      }
+      if (bound <= gate) continue;
+      // Conservative advancement to distance `thickness`: no contact before t + (d − thickness)/bound.
+      ConvexSupport moving;
+      moving.point_count = 3;
+      double t = 0;
+      bool touch = false, overlap = false;
+      GjkResult g;
+      for (int it = 0; it < kMaxAdvances; ++it) {
+        for (int k = 0; k < 3; ++k) moving.points[k] = q0[k] + t * (q1[k] - q0[k]);
+        g = gjk_closest_points(body, moving, options);
+        if (g.overlap) {
+          overlap = t == 0;
+          touch = !overlap;
+          break;
+        }
+        if (g.distance <= 1.25 * s.thickness) {
+          touch = true;
+          break;
+        }
+        t += (g.distance - s.thickness) / bound;
+        if (t >= 1) break;
+      }
+      if (!touch && !overlap) continue;
+      // The plane the corners must end beyond: the separating plane at the first touch, or, for
+      // a triangle already overlapping the body at the start (left there by an earlier step's
+      // cloth–cloth response, or a sheet stretched so far that the body pokes through a face),
+      // the body's support plane along the triangle's start normal turned away from the body's
+      // centre, which has not crossed the sheet.
+      Vec3 n;
+      double level = 0;
+      if (touch) {
+        const Vec3 gap_vec = g.point_b - g.point_a;
+        const double gap_len = gap_vec.norm();
+        if (!(gap_len > 0)) continue;
+        n = gap_vec / gap_len;  // body → triangle, body frame
+        level = n.dot(g.point_a);
+      } else {
+        n = (q0[1] - q0[0]).cross(q0[2] - q0[0]);
+        const double len = n.norm();
+        if (!(len > 0)) continue;
+        n /= len;
+        if (n.dot((q0[0] + q0[1] + q0[2]) / 3.0 - body.center()) < 0) n = -n;
+        level = n.dot(support_local(col.shape, n));
+      }
+      const Vec3 n_world = p1.rotate(n);
+      bool any = false;
+      for (int k = 0; k < 3; ++k) {
+        const int i = tri[k];
+        if (!(pass.inv_mass[i] > 0)) continue;
+        const double gap = n.dot(p1.inverse_apply(Vec3(pass.x0[i] + pass.u[i]))) - level;
+        if (!(gap < s.thickness)) continue;
+        const Vec3 end = pass.x0[i] + pass.u[i];
+        const Vec3 surface = end - gap * n_world;
+        const double w = 1.0;
+        any = pass.apply(&i, &w, 1, n_world, surface, s.thickness - gap, col, mu[c]) || any;
+      }
+      if (any) ++pass.stats.swept_contacts;
+    }
+  }
+}
+
 }  // namespace
 
 void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std::vector<Vec3>& v,
                          const std::vector<double>& mass, const std::vector<double>& inv_mass,
                          const std::vector<std::array<int, 2>>& edges,
                          std::span<const RigidCollider> colliders, const ClothRigidSettings& s,
-                         std::vector<RigidImpulse>& reactions, ClothRigidStats& stats) {
+                         ClothRigidWorkspace& work, std::vector<RigidImpulse>& reactions,
+                         ClothRigidStats& stats) {
   stats = ClothRigidStats{};
   const int nv = static_cast<int>(x0.size());
   const int nc = static_cast<int>(colliders.size());
+  work.contact_collider.assign(nv, -1);
+  work.contact_point.resize(nv);
   if (nc == 0 || nv == 0) return;
-  std::vector<Aabb> boxes(nc);
-  std::vector<double> mu(nc);
+  std::vector<Aabb>& boxes = work.collider_boxes;
+  std::vector<double>& mu = work.mu;
+  boxes.resize(nc);
+  mu.resize(nc);
   for (int c = 0; c < nc; ++c) {
     boxes[c] = compute_aabb(colliders[c].shape, colliders[c].pose).inflated(s.thickness);
     mu[c] = std::sqrt(std::max(0.0, s.friction * colliders[c].friction));
   }
+  ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats, work};
+  if (s.triangles) resolve_swept(pass, *s.triangles, colliders, mu);
   // Each vertex writes its own slots; the reactions are compacted in vertex order afterwards.
-  std::vector<std::array<RigidImpulse, kSlotsPerVertex>> slots(nv);
-  std::vector<int> count(nv, 0);
-  std::vector<double> depth(nv, 0.0);
+  std::vector<std::array<RigidImpulse, kSlotsPerVertex>>& slots = work.slots;
+  std::vector<int>& count = work.slot_count;
+  std::vector<double>& depth = work.depth;
+  slots.resize(nv);
+  count.assign(nv, 0);
+  depth.assign(nv, 0.0);
   cloth_parallel_for(nv, s.threads, [&](std::ptrdiff_t i) {
     if (!(inv_mass[i] > 0)) return;
     for (int c = 0; c < nc; ++c) {
@@ -230,6 +349,8 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
       depth[i] = std::max(depth[i], s.thickness - prox.distance);
       // Push the end position out to the thickness (displacement only).
       u[i] += (s.thickness - prox.distance) * n;
+      work.contact_collider[i] = c;
+      work.contact_point[i] = prox.point;
       // Inelastic normal and Coulomb tangential velocity change relative to the body.
       const Vec3 vb = col.point_velocity(prox.point);
       const Vec3 vr = v[i] - vb;
@@ -254,9 +375,8 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
     if (depth[i] > 0) ++stats.contacts;
     stats.max_penetration = std::max(stats.max_penetration, depth[i]);
   }
-  ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats};
   resolve_edges(pass, edges, colliders, boxes, mu);
-  if (s.triangles) resolve_faces(pass, *s.triangles, colliders, boxes, mu);
+  if (s.triangles) resolve_faces(pass, *s.triangles, colliders, boxes, mu, work.triangle_boxes);
 }
 
 double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders) {

@@ -1,6 +1,20 @@
 #pragma once
-// Cloth–rigid contact: every free cloth vertex against every collider, after the implicit
-// solve and before self-collision; then the features a coarse cloth can straddle between its
+// Cloth–rigid contact, after the implicit solve and before self-collision.
+//
+// First, continuously (issue 16: a fast body must not pass through the sheet within a step):
+// every cloth triangle near a moving convex body is swept against it in the body's frame, where
+// the body stands still and the triangle's corners move from their start positions (seen from
+// the body's pose at the start of the step) to their end positions (seen from its end pose).
+// Conservative advancement on the GJK distance (Mirtich's CA; the bound is the fastest corner's
+// relative motion) finds the first time the two come within the thickness; the closest points
+// there give a plane that separates them, and every free corner of the triangle ends the step
+// at least the thickness beyond that plane, on the side it came from — so whether the body
+// moved through the cloth or the cloth through the body, neither crosses the other's surface
+// (vertex, edge or face: the triangle is the whole primitive). Triangles whose corners move
+// less than max(thickness, 0.1 · the body's smallest size) relative to the body keep to the
+// discrete tests below, which pick the right side for such small motions.
+//
+// Then, at the end of the step: every free cloth vertex against every collider; then the features a coarse cloth can straddle between its
 // vertices: cloth edges against every shape but the plane (the closest point of the edge to a
 // sphere, a capsule or a thin rod; for box, ellipsoid, convex and mesh the signed distance of
 // the edge as a zero-radius capsule), and the corners of boxes, convex hulls and meshes against
@@ -28,20 +42,38 @@ struct ClothRigidSettings {
 };
 
 struct ClothRigidStats {
+  int swept_contacts = 0;  // triangles caught by the continuous test
   int contacts = 0;       // vertices in contact
   int edge_contacts = 0;  // edges in contact at an interior point
   int face_contacts = 0;  // rigid corners in contact with the interior of a cloth triangle
   double max_penetration = 0;  // deepest (thickness − distance) found before the push-out
 };
 
+/// Per-step scratch of resolve_cloth_rigid, kept by the caller so that a step allocates
+/// nothing once the arrays have grown to the cloth's size.
+struct ClothRigidWorkspace {
+  std::vector<Aabb> collider_boxes;  // end pose, inflated by the thickness
+  std::vector<double> mu;
+  std::vector<std::array<RigidImpulse, 4>> slots;  // per vertex
+  std::vector<int> slot_count;
+  std::vector<double> depth;
+  std::vector<Aabb> triangle_boxes;
+  // Output, per vertex: the collider of its last contact this step (−1: none) and the contact
+  // point on the body.
+  std::vector<int> contact_collider;
+  std::vector<Vec3> contact_point;
+};
+
 /// Updates u (displacement of the step) and v (end velocity) of the vertices with
-/// inv_mass > 0; appends the reactions on the bodies (vertex order, then collider order, then
-/// the edge contacts in edge order). `edges` may be empty (vertices only).
+/// inv_mass > 0; appends the reactions on the bodies (swept contacts in collider then triangle
+/// order, then vertex order, collider order, then the edge and face contacts in their order).
+/// `edges` may be empty (vertices only).
 void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std::vector<Vec3>& v,
                          const std::vector<double>& mass, const std::vector<double>& inv_mass,
                          const std::vector<std::array<int, 2>>& edges,
                          std::span<const RigidCollider> colliders, const ClothRigidSettings& settings,
-                         std::vector<RigidImpulse>& reactions, ClothRigidStats& stats);
+                         ClothRigidWorkspace& work, std::vector<RigidImpulse>& reactions,
+                         ClothRigidStats& stats);
 
 /// Smallest signed distance from any vertex to any collider (for tests and diagnostics).
 double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders);

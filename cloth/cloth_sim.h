@@ -8,8 +8,9 @@
 //   cloth.step(dt, gravity, colliders, reactions);  // then apply `reactions` to the bodies
 //
 // A step is: internal forces → backward-Euler solve (cloth_model.h, implicit_solver.h) →
-// cloth–rigid contact (cloth_rigid.h) → self-collision (self_collision.h) → commit, each timed
-// in ClothStats. With the same inputs the result is bit-identical for any thread count.
+// strain limit (strain_limit.h) → cloth–rigid contact (cloth_rigid.h) → self-collision
+// (self_collision.h) → commit, each timed in ClothStats. With the same inputs the result is
+// bit-identical for any thread count.
 #include <functional>
 #include <memory>
 #include <span>
@@ -25,12 +26,16 @@ struct ClothStats {
   // Seconds spent in each phase of the last step.
   double seconds_internal_forces = 0;  // element forces/Jacobians and system assembly
   double seconds_solve = 0;            // PCG
+  double seconds_strain_limit = 0;     // strain-limit sweeps
   double seconds_rigid = 0;            // cloth–rigid contact
   double seconds_culling = 0;          // self-collision BVH refits and traversals
   double seconds_ccd = 0;              // vertex–triangle / edge–edge CCD tests
   double seconds_response = 0;         // proximity, impulses, impact zones
   double seconds_intersection_count = 0;
   int cg_iterations = 0;
+  int strain_limit_sweeps = 0;   // Gauss–Seidel sweeps of the strain limit (strain_limit.h)
+  int strain_limited_edges = 0;  // edges beyond the limit after the solve
+  double max_strain = 0;         // largest |edge length / rest length − 1| at the end of the step
   double cg_residual = 0;
   long long pairs_after_culling = 0;  // triangle pairs of the first CCD traversal (no common vertex)
   long long primitive_tests = 0;      // CCD primitive pairs over all passes
@@ -42,6 +47,7 @@ struct ClothStats {
   int impact_zone_vertices = 0;
   bool frozen = false;  // the impact-zone fail-safe kept the cloth at its start state
   int rigid_contacts = 0;
+  int rigid_swept_contacts = 0;  // triangles held by the continuous cloth–rigid test
   double rigid_max_penetration = 0;  // before the push-out [m]
   int self_intersections = -1;       // exact count at the end of the step; −1 if not counted
 };
@@ -87,6 +93,8 @@ class ClothSim {
   int count_self_intersections();
   /// Largest |edge length / rest length − 1| over the mesh.
   double max_edge_strain() const;
+  /// The largest max_edge_strain() at the end of any step so far (0 before the first step).
+  double max_edge_strain_seen() const;
   double mean_edge_strain() const;
 
   /// Called with (x0, u) right before self-collision handling (tests record CCD inputs).

@@ -15,10 +15,31 @@ struct RigidCollider {
   Vec3 angular_velocity = Vec3::Zero();   // world frame [rad/s]
   Vec3 center_of_mass = Vec3::Zero();     // world, end of the step [m]
   double friction = 0.5;                  // the body material's μ (combined as √(μ_cloth·μ))
+  // Dynamic bodies: inverse mass [1/kg] and world inverse inertia (zero for static and
+  // kinematic bodies, which the cloth cannot push).
+  double inv_mass = 0;
+  Mat3 inv_inertia_world = Mat3::Zero();
 
   /// Velocity of the body's material point at world position p.
   Vec3 point_velocity(const Vec3& p) const {
     return linear_velocity + angular_velocity.cross(p - center_of_mass);
+  }
+
+  /// Velocity change of the point p per unit impulse along unit d: dᵀ K d.
+  double inverse_mass_along(const Vec3& p, const Vec3& d) const {
+    const Vec3 rxd = (p - center_of_mass).cross(d);
+    return inv_mass + rxd.dot(inv_inertia_world * rxd);
+  }
+
+  /// The pose the body had h seconds earlier, at the start of the step, had it moved with its
+  /// end-of-step velocities (what the rigid integration did): the continuous cloth–rigid tests
+  /// sweep the body from there to `pose`.
+  Pose pose_at_step_start(double h) const {
+    const Quat back = quat_from_rotation_vector(Vec3(-h * angular_velocity));
+    Pose p;
+    p.orientation = (back * pose.orientation).normalized();
+    p.position = center_of_mass - h * linear_velocity + back * (pose.position - center_of_mass);
+    return p;
   }
 };
 

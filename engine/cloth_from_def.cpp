@@ -11,6 +11,7 @@ ClothParams cloth_params_from_def(const ClothDef& def, int threads) {
   params.damping = def.damping;
   params.thickness = def.thickness;
   params.friction = def.friction;
+  params.strain_limit = def.strain_limit;
   params.self_collision = def.self_collision;
   params.pinned = def.pin;
   params.threads = threads;

@@ -67,8 +67,8 @@ ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& b
                     const std::string& base_dir) {
   JsonObject obj(v, path,
                  {"name", "grid", "mesh", "areal_density", "stretch_stiffness", "shear_stiffness",
-                  "bend_stiffness", "damping", "thickness", "friction", "pin", "attach",
-                  "self_collision"});
+                  "bend_stiffness", "damping", "thickness", "friction", "strain_limit", "pin",
+                  "attach", "self_collision"});
   ClothDef cloth;
   cloth.name = read_name(obj.require("name"), obj.key_path("name"));
 
@@ -102,6 +102,7 @@ ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& b
   non_negative("damping", cloth.damping);
   positive("thickness", cloth.thickness);
   non_negative("friction", cloth.friction);
+  non_negative("strain_limit", cloth.strain_limit);
   if (const json* sc = obj.find("self_collision")) {
     cloth.self_collision = read_bool(*sc, obj.key_path("self_collision"));
   }

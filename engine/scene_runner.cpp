@@ -224,7 +224,9 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
         {"vertices", world.cloth_positions(c).size()},
         {"bbox_min", {box.min.x(), box.min.y(), box.min.z()}},
         {"bbox_max", {box.max.x(), box.max.y(), box.max.z()}},
-        {"self_intersections", world.cloth_self_intersections(c)}};
+        {"self_intersections", world.cloth_self_intersections(c)},
+        {"max_strain", world.cloth_max_strain(c)},
+        {"max_strain_seen", world.cloth_max_strain_seen(c)}};
   }
 
   Json phases = Json::object();

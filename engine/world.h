@@ -43,8 +43,8 @@ struct WorldStats {
   long long exact_island_solves = 0;   // islands solved by exact block elimination
   long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
   long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
-  // Cloth: seconds per sub-phase (internal_forces, solve, rigid, culling, ccd, response,
-  // intersection_count), summed over cloths and steps; self-intersections seen after any step.
+  // Cloth: seconds per sub-phase (internal_forces, solve, strain_limit, rigid, culling, ccd,
+  // response, intersection_count), summed over cloths and steps; self-intersections seen after any step.
   std::map<std::string, double> cloth_phase_seconds;
   int cloth_self_intersections_max = 0;
   // Sleeping islands: bodies asleep at the end of the last step, and Σ over steps of that count.
@@ -76,6 +76,9 @@ class World {
   const std::vector<std::array<int, 3>>& cloth_triangles(int cloth) const;
   /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step.
   int cloth_self_intersections(int cloth) const;
+  /// Largest |edge length / rest length − 1| of the cloth now, and at the end of any step so far.
+  double cloth_max_strain(int cloth) const;
+  double cloth_max_strain_seen(int cloth) const;
   int joint_count() const;
 
   bool is_valid(BodyId id) const;

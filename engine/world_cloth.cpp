@@ -49,6 +49,10 @@ const std::vector<std::array<int, 3>>& World::cloth_triangles(int cloth) const {
 int World::cloth_self_intersections(int cloth) const {
   return impl_->cloths.at(cloth).sim.stats().self_intersections;
 }
+double World::cloth_max_strain(int cloth) const { return impl_->cloths.at(cloth).sim.max_edge_strain(); }
+double World::cloth_max_strain_seen(int cloth) const {
+  return impl_->cloths.at(cloth).sim.max_edge_strain_seen();
+}
 
 void World::Impl::step_cloths(double h) {
   for (Cloth& cloth : cloths) {
@@ -74,6 +78,10 @@ void World::Impl::step_cloths(double h) {
       c.angular_velocity = body.w;
       c.center_of_mass = body.x;
       c.friction = def.materials[materials[b]].friction;
+      if (body.dynamic) {
+        c.inv_mass = body.inv_mass;
+        c.inv_inertia_world = body.inv_inertia_world;
+      }
       cloth_colliders.push_back(c);
     }
     cloth_reactions.clear();
@@ -88,6 +96,7 @@ void World::Impl::step_cloths(double h) {
     const ClothStats& cs = cloth.sim.stats();
     stats.cloth_phase_seconds["internal_forces"] += cs.seconds_internal_forces;
     stats.cloth_phase_seconds["solve"] += cs.seconds_solve;
+    stats.cloth_phase_seconds["strain_limit"] += cs.seconds_strain_limit;
     stats.cloth_phase_seconds["rigid"] += cs.seconds_rigid;
     stats.cloth_phase_seconds["culling"] += cs.seconds_culling;
     stats.cloth_phase_seconds["ccd"] += cs.seconds_ccd;

@@ -67,6 +67,7 @@ struct ClothDef {
   double damping = 0.01;
   double thickness = 0.005;         // m
   double friction = 0.3;
+  double strain_limit = 0.02;       // ClothParams::strain_limit; 0 = off
   std::vector<int> pin;
   std::vector<ClothAttachDef> attach;  // vertex follows a body (index into bodies)
   bool self_collision = true;

@@ -97,6 +97,7 @@ bool load_scene(const std::string& path, ClothScene& scene, std::string* error) 
     p.damping = cloth.value("damping", p.damping);
     p.thickness = cloth.value("thickness", p.thickness);
     p.friction = cloth.value("friction", p.friction);
+    p.strain_limit = cloth.value("strain_limit", p.strain_limit);
     p.pinned = cloth.value("pin", std::vector<int>{});
     p.self_collision = cloth.value("self_collision", true);
   } catch (const std::exception& e) {

@@ -72,6 +72,24 @@ struct ContactPass {
   }
 };
 
+// Whether one of the element's pinned or attached vertices (zero inverse mass) lies within the
+// thickness of the collider at the end of the step. Such an element is held against that body by
+// its constraint, not by contact: a flag attached along a pole, a sheet pinned on a rail. Its
+// edge, face and swept contacts with that body are skipped (its free vertices still collide on
+// their own); otherwise every step pushed its free corners out past the body's support plane
+// while the constrained corner stayed put, and the sheet next to the pole tore apart (the
+// cloth_flag scene reached 5,000% strain).
+bool anchored_on(const ContactPass& pass, const int* idx, int count, const RigidCollider& col) {
+  for (int k = 0; k < count; ++k) {
+    const int i = idx[k];
+    if (pass.inv_mass[i] > 0) continue;
+    const Vec3 x = pass.x0[i] + pass.u[i];
+    ShapeProximity prox;
+    if (point_shape_proximity(col.shape, col.pose, x, pass.x0[i], pass.s.thickness, prox)) return true;
+  }
+  return false;
+}
+
 // Cloth edges against every shape but the plane (whose closest point to an edge is always an
 // end point): the closest point of the edge at the end of the step; only interior points (the
 // end points are the vertices' business). Sequential: edges share vertices.
@@ -126,6 +144,7 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
       if (!(dist < s.thickness)) continue;
       const double w[2] = {1 - edge_s, edge_s};
       const int idx[2] = {i, j};
+      if (anchored_on(pass, idx, 2, col)) continue;
       if (pass.apply(idx, w, 2, n, surface, s.thickness - dist, col, mu[c])) ++pass.stats.edge_contacts;
     }
   }
@@ -166,6 +185,7 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     if (w0 <= kInterior || w1 <= kInterior || w2 <= kInterior) return;  // edges, vertices do the rest
     const double w[3] = {w0, w1, w2};
     const int idx[3] = {tri[0], tri[1], tri[2]};
+    if (anchored_on(pass, idx, 3, col)) return;
     if (pass.apply(idx, w, 3, n, p, s.thickness - gap, col, mu_c)) ++pass.stats.face_contacts;
   };
   // Triangle t at the end of the step: its first corner, centroid and unit normal (false when
@@ -238,6 +258,7 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
         box.grow(Vec3(pass.x0[k] + pass.u[k]));
       }
       if (!box.overlaps(swept)) continue;
+      if (anchored_on(pass, tri.data(), 3, col)) continue;
       std::array<Vec3, 3> q0, q1;
       double bound = 0;  // fastest corner's displacement relative to the body over the step
       for (int k = 0; k < 3; ++k) {

@@ -307,6 +307,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
 
   cloth_serial_for(nv, [&](std::ptrdiff_t i) { s.x[i] += s.u[i]; });
   s.stats.max_strain = s.strain.max_strain(s.x);
+  s.stats.max_compression = s.strain.max_compression(s.x);
   s.max_strain_seen = std::max(s.max_strain_seen, s.stats.max_strain);
 
   if (s.params.count_self_intersections) {
@@ -371,6 +372,7 @@ int ClothSim::count_self_intersections() {
 }
 
 double ClothSim::max_edge_strain() const { return impl_->strain.max_strain(impl_->x); }
+double ClothSim::max_edge_compression() const { return impl_->strain.max_compression(impl_->x); }
 double ClothSim::max_edge_strain_seen() const { return impl_->max_strain_seen; }
 double ClothSim::mean_edge_strain() const { return impl_->strain.mean_strain(impl_->x); }
 

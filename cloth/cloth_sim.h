@@ -35,7 +35,8 @@ struct ClothStats {
   int cg_iterations = 0;
   int strain_limit_sweeps = 0;   // Gauss–Seidel sweeps of the strain limit (strain_limit.h)
   int strain_limited_edges = 0;  // edges beyond the limit after the solve
-  double max_strain = 0;         // largest |edge length / rest length − 1| at the end of the step
+  double max_strain = 0;         // largest stretch, edge length / rest length − 1, end of step
+  double max_compression = 0;    // largest compression, 1 − edge length / rest length
   double cg_residual = 0;
   long long pairs_after_culling = 0;  // triangle pairs of the first CCD traversal (no common vertex)
   long long primitive_tests = 0;      // CCD primitive pairs over all passes
@@ -91,8 +92,10 @@ class ClothSim {
   double elastic_energy() const;
   /// Exact count of intersecting triangle pairs with no common vertex at the current state.
   int count_self_intersections();
-  /// Largest |edge length / rest length − 1| over the mesh.
+  /// Largest stretch, edge length / rest length − 1, over the mesh (0 if no edge is stretched).
   double max_edge_strain() const;
+  /// Largest compression, 1 − edge length / rest length, over the mesh.
+  double max_edge_compression() const;
   /// The largest max_edge_strain() at the end of any step so far (0 before the first step).
   double max_edge_strain_seen() const;
   double mean_edge_strain() const;

@@ -151,7 +151,16 @@ double StrainLimiter::max_strain(const std::vector<Vec3>& x) const {
   double worst = 0;
   for (size_t e = 0; e < edges_.size(); ++e) {
     const double len = (x[edges_[e][0]] - x[edges_[e][1]]).norm();
-    worst = std::max(worst, std::abs(len / rest_length_[e] - 1.0));
+    worst = std::max(worst, len / rest_length_[e] - 1.0);
+  }
+  return worst;
+}
+
+double StrainLimiter::max_compression(const std::vector<Vec3>& x) const {
+  double worst = 0;
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const double len = (x[edges_[e][0]] - x[edges_[e][1]]).norm();
+    worst = std::max(worst, 1.0 - len / rest_length_[e]);
   }
   return worst;
 }

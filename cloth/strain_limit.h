@@ -58,8 +58,10 @@ class StrainLimiter {
                        Vec3* directions, int max) const;
   bool has_tethers() const { return !anchors_.empty(); }
 
-  /// Largest |L/L0 − 1| over the edges at positions x.
+  /// Largest stretch L/L0 − 1 over the edges at positions x (0 when none is stretched).
   double max_strain(const std::vector<Vec3>& x) const;
+  /// Largest compression 1 − L/L0 over the edges (0 when none is shorter than at rest).
+  double max_compression(const std::vector<Vec3>& x) const;
   double mean_strain(const std::vector<Vec3>& x) const;
   const std::vector<double>& rest_lengths() const { return rest_length_; }
 

@@ -226,7 +226,8 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
         {"bbox_max", {box.max.x(), box.max.y(), box.max.z()}},
         {"self_intersections", world.cloth_self_intersections(c)},
         {"max_strain", world.cloth_max_strain(c)},
-        {"max_strain_seen", world.cloth_max_strain_seen(c)}};
+        {"max_strain_seen", world.cloth_max_strain_seen(c)},
+        {"max_compression", world.cloth_max_compression(c)}};
   }
 
   Json phases = Json::object();

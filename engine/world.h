@@ -76,9 +76,11 @@ class World {
   const std::vector<std::array<int, 3>>& cloth_triangles(int cloth) const;
   /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step.
   int cloth_self_intersections(int cloth) const;
-  /// Largest |edge length / rest length − 1| of the cloth now, and at the end of any step so far.
+  /// Largest stretch (edge length / rest length − 1) of the cloth now, and at the end of any
+  /// step so far; largest compression (1 − edge length / rest length) now.
   double cloth_max_strain(int cloth) const;
   double cloth_max_strain_seen(int cloth) const;
+  double cloth_max_compression(int cloth) const;
   int joint_count() const;
 
   bool is_valid(BodyId id) const;

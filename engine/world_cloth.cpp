@@ -50,6 +50,9 @@ int World::cloth_self_intersections(int cloth) const {
   return impl_->cloths.at(cloth).sim.stats().self_intersections;
 }
 double World::cloth_max_strain(int cloth) const { return impl_->cloths.at(cloth).sim.max_edge_strain(); }
+double World::cloth_max_compression(int cloth) const {
+  return impl_->cloths.at(cloth).sim.max_edge_compression();
+}
 double World::cloth_max_strain_seen(int cloth) const {
   return impl_->cloths.at(cloth).sim.max_edge_strain_seen();
 }

@@ -120,13 +120,10 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
   }
 }
 
-void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
-                                 std::vector<int>& pivots) const {
+void IslandBlockSolver::body_depths(std::vector<int>& depth, std::vector<int>& bfs_order) const {
+  // Breadth-first depths of bodies from the bodies anchored to the world or to static bodies.
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
-  rows.clear();
-  pivots.clear();
-  // Breadth-first depths of bodies from the bodies anchored to the world or to static bodies.
   std::vector<std::vector<int>> body_blocks(nb);
   std::vector<int> roots;
   for (int k = 0; k < nc; ++k) {
@@ -143,7 +140,8 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
     }
   }
   std::sort(roots.begin(), roots.end());
-  std::vector<int> depth(nb, -1), bfs_order;
+  depth.assign(nb, -1);
+  bfs_order.clear();
   std::queue<int> queue;
   auto visit_from = [&](int root) {
     if (depth[root] >= 0) return;
@@ -166,6 +164,22 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
   };
   for (int r : roots) visit_from(r);
   for (int l = 0; l < nb; ++l) visit_from(l);
+}
+
+int IslandBlockSolver::layer_count() const {
+  std::vector<int> depth, bfs_order;
+  body_depths(depth, bfs_order);
+  return 1 + *std::max_element(depth.begin(), depth.end());
+}
+
+void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
+                                 std::vector<int>& pivots) const {
+  const int nb = static_cast<int>(bodies_.size());
+  const int nc = static_cast<int>(blocks_.size());
+  rows.clear();
+  pivots.clear();
+  std::vector<int> depth, bfs_order;
+  body_depths(depth, bfs_order);
   auto block_depth = [&](int k) {
     int d = 0;
     for (int s = 0; s < 2; ++s) {
@@ -477,7 +491,9 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     contact_blocks += b.contact >= 0 ? 1 : 0;
     for (int r = 0; r < 3; ++r) unilateral = unilateral || b.kind[r] != RowKind::Equality;
   }
-  info.iterative_ops = iterative_cost(settings);
+  // Only islands past always_exact_contacts need their depth: smaller ones try exact anyway.
+  const bool deep_check = settings.method == BlockMethod::Auto && contact_blocks > settings.always_exact_contacts;
+  info.iterative_ops = iterative_cost(settings, deep_check ? layer_count() : 0);
   const long long budget = settings.method == BlockMethod::Exact
                                ? 0
                                : static_cast<long long>(settings.exact_budget_factor *

@@ -43,6 +43,9 @@ inline constexpr double kSlopSizeFraction = 0.001;
 /// 1–2 mm overlapped 11–22 mm.
 inline constexpr double kMaxSolverStep = 1.0 / 240.0;
 
+/// Largest rotation of a non-round dynamic body in one (sub-)step [rad] (substeps_per_step).
+inline constexpr double kMaxStepRotation = 0.3;
+
 /// CCD (world_ccd.cpp): a dynamic body whose surface may move more than this fraction of its
 /// smallest size in a step is advanced only to its time of impact; below it, its speculative
 /// margin covers the whole motion (and is capped there above it).

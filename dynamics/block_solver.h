@@ -170,7 +170,12 @@ class IslandBlockSolver {
   void prepare_iterative(const std::vector<RigidBodySim>& bodies,
                          const BlockSolverSettings& settings);
   void colour_blocks();
-  void order_sweep();  // sweep_order_: contacts with static bodies last
+  void find_static_blocks();  // static_blocks_: contacts with static or kinematic bodies
+  /// Position level: undoes the part of the displacement `u` that moves block k's island body
+  /// deep into its static (or kinematic) contact partner.
+  void hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
+                       const std::vector<ContactConstraint>& contacts, std::vector<Vec3>& lambda,
+                       std::vector<Vec3>& u) const;
   void solve_iterative(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings);
   /// One projected Gauss–Seidel update of block k on the island velocities `u` (or
   /// displacements); returns nothing, updates lambda[k] and u.
@@ -225,7 +230,7 @@ class IslandBlockSolver {
   std::vector<Vec3> u_, lambda_, target_, displacement_;
   std::vector<double> corrected_;  // per island body: distance corrected so far this step
   std::vector<int> colour_start_, colour_order_;  // blocks grouped by colour (big islands)
-  std::vector<int> sweep_order_;                  // serial sweep order (order_sweep)
+  std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
   // world inertia it was built with, and solve scratch.
   BlockSparseLu joint_lu_;

@@ -92,13 +92,7 @@ TEST(HardScenes, OverlappingSpheresSeparateWithoutPassingThroughTheFloor) {
 // An open bin of static boxes (inner 2·half wide) with n × n × layers boxes of 0.2 m dropped in
 // as a tilted, jittered lattice.
 std::vector<BodyId> box_pile(World& world, int n, int layers, double half) {
-  world.create_body(test::make_body("floor", Shape::box(Vec3(half + 0.2, half + 0.2, 0.1)),
-                                    Vec3(0, 0, -0.1), MotionType::Static));
-  const Vec3 wall_x(0.1, half + 0.2, 1.5), wall_y(half, 0.1, 1.5);
-  world.create_body(test::make_body("wpx", Shape::box(wall_x), Vec3(half + 0.1, 0, 1.5), MotionType::Static));
-  world.create_body(test::make_body("wnx", Shape::box(wall_x), Vec3(-half - 0.1, 0, 1.5), MotionType::Static));
-  world.create_body(test::make_body("wpy", Shape::box(wall_y), Vec3(0, half + 0.1, 1.5), MotionType::Static));
-  world.create_body(test::make_body("wny", Shape::box(wall_y), Vec3(0, -half - 0.1, 1.5), MotionType::Static));
+  test::static_bin(world, half, 0.1, 1.5);
   const double spacing = 0.3;
   Lcg rng{11};
   std::vector<BodyId> boxes;
@@ -224,14 +218,8 @@ TEST_P(Scale, SpherePileOverlapIsBelowOnePercentOfTheSize) {
   WorldDef wd;
   wd.threads = 1;
   World world(wd);
-  const double half = 10 * r, t = 2 * r;
-  world.create_body(test::make_body("floor", Shape::box(Vec3(half + t, half + t, t)), Vec3(0, 0, -t),
-                                    MotionType::Static));
-  const Vec3 wall_x(t, half + t, 10 * r), wall_y(half, t, 10 * r);
-  world.create_body(test::make_body("wpx", Shape::box(wall_x), Vec3(half + t, 0, 10 * r), MotionType::Static));
-  world.create_body(test::make_body("wnx", Shape::box(wall_x), Vec3(-half - t, 0, 10 * r), MotionType::Static));
-  world.create_body(test::make_body("wpy", Shape::box(wall_y), Vec3(0, half + t, 10 * r), MotionType::Static));
-  world.create_body(test::make_body("wny", Shape::box(wall_y), Vec3(0, -half - t, 10 * r), MotionType::Static));
+  const double half = 10 * r;
+  test::static_bin(world, half, 2 * r, 10 * r);
   Lcg rng{5};
   std::vector<BodyId> balls;
   const int n = 6;

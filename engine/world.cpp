@@ -304,6 +304,7 @@ int World::Impl::substeps_per_step() const {
   // 200-box pile at 30 Hz in one step rested 22 mm deep in itself and kept moving (issue 16);
   // sub-steps that only re-ran the solver over the step's contacts did worse (90 mm): a box's
   // clipped manifold and normals from the start of a 1/30 s step do not describe its end.
+  if (!def.auto_substeps) return def.substeps;
   const double h = def.dt / def.substeps;
   int split = std::max(1, static_cast<int>(std::ceil(h / kMaxSolverStep * (1 - 1e-9))));
   // Fast spinners: the solver's contact rows are linear in the rotation, and a non-round body

@@ -119,15 +119,13 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
   }
 }
 
-void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
-                                 std::vector<int>& pivots) const {
+void IslandBlockSolver::body_depths() const {
+  // Each body's blocks as one flat list (CSR), in block order, and the breadth-first depths of
+  // bodies from the bodies anchored to the world or to static bodies, into scratch_ (reused
+  // between steps: no allocation in steady state).
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
-  OrderingScratch& w = scratch_;  // reused between steps: no allocation in steady state
-  rows.clear();
-  pivots.clear();
-  // Each body's blocks as one flat list (CSR), in block order, and the bodies anchored to the
-  // world or to static bodies.
+  OrderingScratch& w = scratch_;
   w.body_block_start.assign(nb + 1, 0);
   w.roots.clear();
   for (int k = 0; k < nc; ++k) {
@@ -153,7 +151,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
     }
   }
   std::sort(w.roots.begin(), w.roots.end());
-  // Breadth-first depths of bodies from the anchored bodies (then from any unvisited body).
+  // Breadth-first from the anchored bodies (then from any unvisited body).
   w.depth.assign(nb, -1);
   w.bfs_order.clear();
   auto visit_from = [&](int root) {
@@ -177,6 +175,22 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
   };
   for (int r : w.roots) visit_from(r);
   for (int l = 0; l < nb; ++l) visit_from(l);
+}
+
+int IslandBlockSolver::layer_count() const {
+  if (bodies_.empty()) return 0;
+  body_depths();
+  return 1 + *std::max_element(scratch_.depth.begin(), scratch_.depth.end());
+}
+
+void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
+                                 std::vector<int>& pivots) const {
+  const int nb = static_cast<int>(bodies_.size());
+  const int nc = static_cast<int>(blocks_.size());
+  rows.clear();
+  pivots.clear();
+  body_depths();
+  OrderingScratch& w = scratch_;
   auto block_depth = [&](int k) {
     int d = 0;
     for (int s = 0; s < 2; ++s) {
@@ -511,7 +525,9 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     contact_blocks += b.contact >= 0 ? 1 : 0;
     for (int r = 0; r < 3; ++r) unilateral = unilateral || b.kind[r] != RowKind::Equality;
   }
-  info.iterative_ops = iterative_cost(settings);
+  // Only islands past always_exact_contacts need their depth: smaller ones try exact anyway.
+  const bool deep_check = settings.method == BlockMethod::Auto && contact_blocks > settings.always_exact_contacts;
+  info.iterative_ops = iterative_cost(settings, deep_check ? layer_count() : 0);
   const long long budget = settings.method == BlockMethod::Exact
                                ? 0
                                : static_cast<long long>(settings.exact_budget_factor *

@@ -56,7 +56,8 @@ struct BlockSolverSettings {
   // elimination (block_solver_articulated.cpp); false: every joint block on its own.
   bool articulated_super_block = true;
   double restitution_threshold = 0.5; // [m/s]
-  double linear_slop = 0.00005;       // overlap left uncorrected [m]
+  double linear_slop = 0.00005;       // overlap left uncorrected [m] (the world lowers it per
+                                      // contact for small bodies: ContactConstraint::slop)
   double stabilization = 1.0;         // fraction of the position error removed per pass
   int stabilization_passes = 2;       // exact path: re-linearised correction passes per step
   int iterative_stabilization_passes = 2;  // iterative path: passes of position_iterations sweeps
@@ -124,6 +125,11 @@ class IslandBlockSolver {
 
  private:
   int local_index(int body) const;  // -1 when not an unknown of this island
+  /// Breadth-first depth of every island body from the bodies anchored to static ones or the
+  /// world (0), and the visiting order.
+  void body_depths() const;  // fills scratch_: body → blocks (CSR), depths, breadth-first order
+  /// Bodies on the longest anchored path of the island (1 + the largest body depth).
+  int layer_count() const;
   Vec3 block_velocity(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
   void effective_rows(const ConstraintBlock& b, Mat3 jv[2], Mat3 jw[2], Mat3& self, Vec3& rhs) const;
   bool update_modes(const std::vector<RigidBodySim>& bodies);
@@ -140,10 +146,12 @@ class IslandBlockSolver {
   /// Largest position error of the island: overlap beyond the slop, joint row errors.
   double position_error(const std::vector<RigidBodySim>& bodies,
                         const std::vector<ContactConstraint>& contacts,
-                        const std::vector<JointSim>& joints, double slop) const;
-  /// True when a contact the velocity solve held inactive overlaps by more than `slop`.
+                        const std::vector<JointSim>& joints) const;
+  /// True when a contact the velocity solve held inactive overlaps by more than its slop.
   bool inactive_contact_overlaps(const std::vector<RigidBodySim>& bodies,
-                                 const std::vector<ContactConstraint>& contacts, double slop) const;
+                                 const std::vector<ContactConstraint>& contacts) const;
+  /// How much an exact correction pass may increase position_error() before it is undone.
+  double worsening_tolerance(const std::vector<ContactConstraint>& contacts) const;
   /// Position targets −βC per block; false when there is nothing to correct.
   bool position_targets(const std::vector<RigidBodySim>& bodies,
                         const std::vector<ContactConstraint>& contacts,
@@ -155,8 +163,7 @@ class IslandBlockSolver {
   void stabilize_iterative(std::vector<RigidBodySim>& bodies,
                            const std::vector<ContactConstraint>& contacts,
                            const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
-  void apply_displacements(std::vector<RigidBodySim>& bodies,
-                           const BlockSolverSettings& settings) const;
+  void apply_displacements(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings);
   double kinetic_energy(const std::vector<RigidBodySim>& bodies) const;
   double start_kinetic_energy() const;
   void save_start_velocities(const std::vector<RigidBodySim>& bodies);
@@ -166,6 +173,12 @@ class IslandBlockSolver {
   void prepare_iterative(const std::vector<RigidBodySim>& bodies,
                          const BlockSolverSettings& settings);
   void colour_blocks();
+  void find_static_blocks();  // static_blocks_: contacts with static or kinematic bodies
+  /// Position level: undoes the part of the displacement `u` that moves block k's island body
+  /// deep into its static (or kinematic) contact partner.
+  void hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
+                       const std::vector<ContactConstraint>& contacts, std::vector<Vec3>& lambda,
+                       std::vector<Vec3>& u) const;
   void solve_iterative(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings);
   /// One projected Gauss–Seidel update of block k on the island velocities `u` (or
   /// displacements); returns nothing, updates lambda[k] and u.
@@ -177,7 +190,8 @@ class IslandBlockSolver {
   /// rows and active limits); 0 for islands without joints.
   double joint_residual_max(const std::vector<Vec3>& target, const std::vector<Vec3>& lambda,
                             const std::vector<Vec3>& u) const;
-  long long iterative_cost(const BlockSolverSettings& settings) const;
+  /// Cost model of the iterative method for an island of `layers` layers (see the .cpp).
+  long long iterative_cost(const BlockSolverSettings& settings, int layers) const;
   /// Factors the island's joint equality rows as one block (block_solver_articulated.cpp).
   void prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
                                const BlockSolverSettings& settings);
@@ -217,7 +231,9 @@ class IslandBlockSolver {
   };
   std::vector<IterBlock> iter_;
   std::vector<Vec3> u_, lambda_, target_, displacement_;
+  std::vector<double> corrected_;  // per island body: distance corrected so far this step
   std::vector<int> colour_start_, colour_order_;  // blocks grouped by colour (big islands)
+  std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
   // world inertia it was built with, and solve scratch.
   BlockSparseLu joint_lu_;

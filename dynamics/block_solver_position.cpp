@@ -18,17 +18,27 @@ namespace impetus {
 
 double IslandBlockSolver::position_error(const std::vector<RigidBodySim>& bodies,
                                          const std::vector<ContactConstraint>& contacts,
-                                         const std::vector<JointSim>& joints, double slop) const {
+                                         const std::vector<JointSim>& joints) const {
   double worst = 0;
   for (const ConstraintBlock& b : blocks_) {
     if (b.contact >= 0) {
       const ContactConstraint& c = contacts[b.contact];
-      worst = std::max(worst, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]) - slop);
+      worst = std::max(worst, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]) - c.slop);
     } else {
       worst = std::max(worst, joint_block_position_error(joints[b.joint], b, bodies).cwiseAbs().maxCoeff());
     }
   }
   return worst;
+}
+
+double IslandBlockSolver::worsening_tolerance(const std::vector<ContactConstraint>& contacts) const {
+  // 0.1 mm is 5% of a 1 mm sphere's diameter: let such an island's error grow that much per
+  // pass and a pile of them sinks into itself (issue 16).
+  double tolerance = 1e-4;
+  for (const ConstraintBlock& b : blocks_) {
+    if (b.contact >= 0) tolerance = std::min(tolerance, 2.0 * contacts[b.contact].slop);
+  }
+  return tolerance;
 }
 
 bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies,
@@ -46,7 +56,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
       const ContactConstraint& cc = contacts[b.contact];
       const double separation = contact_separation(cc, bodies[cc.body_a], bodies[cc.body_b]);
       // Only overlap beyond the slop is removed; other rows keep their positions.
-      if (separation < -settings.linear_slop) c[0] = separation + settings.linear_slop;
+      if (separation < -cc.slop) c[0] = separation + cc.slop;
     } else {
       c = joint_block_position_error(joints[b.joint], b, bodies);
     }
@@ -57,12 +67,19 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
 }
 
 void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
-                                            const BlockSolverSettings& settings) const {
+                                            const BlockSolverSettings& settings) {
   for (size_t l = 0; l < bodies_.size(); ++l) {
     RigidBodySim& body = bodies[bodies_[l]];
-    // A correction is a small fix of drift, never a teleport: clamp it per pass.
+    // A correction is a small fix of drift, never a teleport: clamp it per pass, and per step
+    // to what is left of the body's max_step_correction (the world sets it to the body's
+    // contact margin, so resolving deep initial overlaps cannot push a body through a static
+    // floor: that floor's contact is in the solve). It bounds the push-out speed to
+    // max_step_correction / h (5 mm at 240 Hz: 1.2 m/s).
     Vec3 dx = displacement_[2 * l], dq = displacement_[2 * l + 1];
-    if (dx.norm() > settings.max_linear_correction) dx *= settings.max_linear_correction / dx.norm();
+    const double limit = std::min(settings.max_linear_correction, body.max_step_correction - corrected_[l]);
+    const double length = dx.norm();
+    if (length > limit) dx *= std::max(limit, 0.0) / length;
+    corrected_[l] += std::min(length, std::max(limit, 0.0));
     if (dq.norm() > settings.max_angular_correction) dq *= settings.max_angular_correction / dq.norm();
     body.x += dx;
     body.q = (quat_from_rotation_vector(dq) * body.q).normalized();
@@ -102,6 +119,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
                                             const BlockSolverSettings& settings) {
   stabilization_fell_back_ = false;
   if (blocks_.empty()) return;
+  corrected_.assign(bodies_.size(), 0.0);
   if (!exact_) {
     stabilize_iterative(bodies, contacts, joints, settings);
     return;
@@ -110,22 +128,26 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   // and solves with the same factorisation (a Newton-like iteration on the position error).
   std::vector<Vec3> saved(2 * bodies_.size());
   std::vector<Quat> saved_q(bodies_.size());
+  std::vector<double> saved_corrected;
   for (int pass = 0; pass < settings.stabilization_passes; ++pass) {
-    const double before = position_error(bodies, contacts, joints, settings.linear_slop);
+    const double before = position_error(bodies, contacts, joints);
     for (size_t l = 0; l < bodies_.size(); ++l) {
       saved[2 * l] = bodies[bodies_[l]].x;
       saved_q[l] = bodies[bodies_[l]].q;
     }
+    saved_corrected = corrected_;
     if (!stabilize_exact(bodies, contacts, joints, settings)) return;
-    const double after = position_error(bodies, contacts, joints, settings.linear_slop);
-    // Clearly worse (more than doubled, by over 0.1 mm or 1e-4 rad): the near-redundant case.
-    if (after > 2.0 * before + 1e-4) {
+    const double after = position_error(bodies, contacts, joints);
+    // Clearly worse (more than doubled, by over 0.1 mm or 1e-4 rad, or twice the smallest slop
+    // of tiny bodies' contacts): the near-redundant case.
+    if (after > 2.0 * before + worsening_tolerance(contacts)) {
       for (size_t l = 0; l < bodies_.size(); ++l) {
         RigidBodySim& body = bodies[bodies_[l]];
         body.x = saved[2 * l];
         body.q = saved_q[l];
         body.refresh_world_inertia();
       }
+      corrected_ = saved_corrected;
       stabilization_fell_back_ = true;
       stabilize_iterative(bodies, contacts, joints, settings);
       return;
@@ -135,17 +157,16 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   // the other and falling together) have no row in the factorisation, so the exact passes
   // leave their overlap as it is, step after step. The projected correction treats every
   // contact as a unilateral row and pushes them apart.
-  if (inactive_contact_overlaps(bodies, contacts, settings.linear_slop))
+  if (inactive_contact_overlaps(bodies, contacts))
     stabilize_iterative(bodies, contacts, joints, settings);
 }
 
 bool IslandBlockSolver::inactive_contact_overlaps(const std::vector<RigidBodySim>& bodies,
-                                                  const std::vector<ContactConstraint>& contacts,
-                                                  double slop) const {
+                                                  const std::vector<ContactConstraint>& contacts) const {
   for (const ConstraintBlock& b : blocks_) {
     if (b.contact < 0 || b.mode != ContactMode::Inactive) continue;
     const ContactConstraint& c = contacts[b.contact];
-    if (contact_separation(c, bodies[c.body_a], bodies[c.body_b]) < -slop) return true;
+    if (contact_separation(c, bodies[c.body_a], bodies[c.body_b]) < -c.slop) return true;
   }
   return false;
 }

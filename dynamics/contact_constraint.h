@@ -21,6 +21,8 @@ struct ContactConstraint {
   Vec3 ra = Vec3::Zero();          // world lever arms from the COMs (fixed during a solve)
   Vec3 rb = Vec3::Zero();
   double separation = 0;           // at the start of the step [m], < 0 overlap
+  double slop = 0;                 // overlap left uncorrected [m]: the solver's linear slop,
+                                   // less for small bodies (engine/world_solve.cpp)
   double friction = 0.5;           // combined μ
   double restitution = 0;          // combined e
   double normal_mass = 0;          // 1 / (J M⁻¹ Jᵀ) along the normal

@@ -1,6 +1,8 @@
 #pragma once
 // Hot rigid-body state used by the integrator and the solvers. Positions are of the centre of
 // mass; the user-facing body frame is recovered with `com_local` (see engine/world.h).
+#include <limits>
+
 #include "collision/base/math.h"
 
 namespace impetus {
@@ -20,6 +22,8 @@ struct RigidBodySim {
   Vec3 com_local = Vec3::Zero();       // centre of mass in the body frame [m]
   bool dynamic = false;                // false: static or kinematic (infinite mass)
   bool moving = false;                 // kinematic or dynamic: its pose changes over time
+  double max_step_correction = std::numeric_limits<double>::infinity();  // post-stabilisation
+                                       // moves the body at most this far per step [m]
   bool asleep = false;                 // dynamic body of a sleeping island: zero velocity, not
                                        // forced, integrated or solved until its island wakes
 

@@ -111,8 +111,8 @@ double SequentialImpulseSolver::correct_positions(std::vector<RigidBodySim>& bod
       Vec3 ra = a.q * c.anchor_a;
       Vec3 rb = b.q * c.anchor_b;
       double separation = ((b.x + rb) - (a.x + ra)).dot(c.normal);
-      if (separation >= -settings.linear_slop) continue;
-      double correction = std::clamp(settings.baumgarte * (separation + settings.linear_slop),
+      if (separation >= -c.slop) continue;
+      double correction = std::clamp(settings.baumgarte * (separation + c.slop),
                                      -settings.max_correction, 0.0);
       double mass = effective_mass(a, b, ra, rb, c.normal);
       Vec3 impulse = (-correction * mass) * c.normal;

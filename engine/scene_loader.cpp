@@ -29,8 +29,8 @@ constexpr long long kMaxArrayBodies = 10'000'000;
 
 void read_settings(const json& v, SceneDef& scene) {
   JsonObject obj(v, "settings",
-                 {"gravity", "dt", "duration", "steps", "substeps", "threads", "ccd", "seed",
-                  "solver", "solver_iterations", "sleep"});
+                 {"gravity", "dt", "duration", "steps", "substeps", "auto_substeps", "threads", "ccd",
+                  "seed", "solver", "solver_iterations", "sleep"});
   WorldDef& w = scene.world;
   if (const json* g = obj.find("gravity")) w.gravity = read_vec3(*g, obj.key_path("gravity"));
   w.dt = read_positive(obj.require("dt"), obj.key_path("dt"));
@@ -66,6 +66,7 @@ void read_settings(const json& v, SceneDef& scene) {
     w.threads = static_cast<int>(read_integer(*t, obj.key_path("threads"), 0, int_max));
   }
   if (const json* c = obj.find("ccd")) w.ccd = read_bool(*c, obj.key_path("ccd"));
+  if (const json* c = obj.find("auto_substeps")) w.auto_substeps = read_bool(*c, obj.key_path("auto_substeps"));
   // Extension key: sleeping islands on/off (WorldDef::sleep, default true).
   if (const json* c = obj.find("sleep")) w.sleep = read_bool(*c, obj.key_path("sleep"));
   if (const json* s = obj.find("seed")) w.seed = read_uint64(*s, obj.key_path("seed"));

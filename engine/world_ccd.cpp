@@ -47,6 +47,15 @@ bool contains(const Aabb& outer, const Aabb& inner) {
 
 }  // namespace
 
+double World::Impl::body_margin(int i) const {
+  if (!bodies[i].dynamic) return kContactMargin;
+  return std::min(kContactMargin, kMarginSizeFraction * smallest_sizes[i]);
+}
+
+double World::Impl::pair_margin(int a, int b, double h) const {
+  return std::min(margins[a], margins[b]) + speculative_motion(a, h) + speculative_motion(b, h);
+}
+
 double World::Impl::speculative_motion(int i, double h) const {
   const RigidBodySim& b = bodies[i];
   const double motion = full_motion(b, bounding_radii[i], h);
@@ -62,7 +71,7 @@ Aabb World::Impl::swept_box(int i, double h) const {
   Aabb swept = now;
   const Vec3 shift = h * b.v;
   swept.grow(Aabb{now.min + shift, now.max + shift});
-  return swept.inflated(h * b.w.norm() * bounding_radii[i] + kContactMargin);
+  return swept.inflated(h * b.w.norm() * bounding_radii[i] + margins[i]);
 }
 
 void World::Impl::run_ccd(double h) {

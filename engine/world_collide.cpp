@@ -21,7 +21,7 @@ void World::Impl::update_broadphase(double h) {
     Vec3 shift = h * b.v;
     swept.grow(Aabb{now.min + shift, now.max + shift});
     double spin = h * b.w.norm() * bounding_radii[i];
-    swept_boxes[i] = swept.inflated(spin + kContactMargin);  // kept for CCD (world_ccd.cpp)
+    swept_boxes[i] = swept.inflated(spin + margins[i]);  // kept for CCD (world_ccd.cpp)
     broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
   broadphase.compute_pairs(pairs);
@@ -46,7 +46,7 @@ void World::Impl::run_narrowphase(double h) {
   for (size_t k = 0; k < pairs.size(); ++k) {
     int a = pairs[k].first, b = pairs[k].second;
     // Speculative margin: motions capped where CCD takes over (world_ccd.cpp).
-    pair_margins[k] = kContactMargin + speculative_motion(a, h) + speculative_motion(b, h);
+    pair_margins[k] = pair_margin(a, b, h);
     if (bodies_asleep > 0 && !pair_needs_narrowphase(a, b)) pair_skipped[k] = 1;
   }
   // Each pair writes only its own manifold slot: bit-identical for any thread count.

@@ -77,6 +77,9 @@ struct WorldDef {
   Vec3 gravity = Vec3(0, 0, -9.81);  // m/s²
   double dt = 1.0 / 240.0;           // s, > 0
   int substeps = 1;
+  // Cut (sub-)steps longer than 1/240 s, or in which a non-round body would turn more than
+  // 0.3 rad, into shorter ones (engine/world.cpp, substeps_per_step); false: exactly `substeps`.
+  bool auto_substeps = true;
   int threads = 0;                   // 0 = all cores; results never depend on it
   bool ccd = true;
   std::uint64_t seed = 0;

@@ -136,7 +136,7 @@ void World::Impl::wake_touched_islands(double h) {
       const int a = pairs[k].first, b = pairs[k].second;
       if (!pair_needs_narrowphase(a, b)) continue;
       pair_skipped[k] = 0;
-      pair_margins[k] = kContactMargin + speculative_motion(a, h) + speculative_motion(b, h);
+      pair_margins[k] = pair_margin(a, b, h);
       recollide.push_back(static_cast<int>(k));
     }
     parallel_for(static_cast<std::ptrdiff_t>(recollide.size()), def.threads, [&](std::ptrdiff_t r) {

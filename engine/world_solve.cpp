@@ -1,6 +1,7 @@
 // Contact constraints from manifolds, warm starting, and the solver phase of the step.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "collision/base/parallel.h"
 #include "dynamics/constraint_rows.h"
@@ -24,6 +25,16 @@ bool is_big_island(const Island& island, const BlockSolverSettings& settings) {
 
 }  // namespace
 
+double World::Impl::contact_slop(int a, int b) const {
+  const double solver_slop = def.solver == SolverType::SequentialImpulse ? solver_settings.linear_slop
+                                                                         : block_settings.linear_slop;
+  // Static geometry's size does not matter (a thin floor slab is no small body).
+  double size = std::numeric_limits<double>::infinity();
+  if (bodies[a].dynamic) size = std::min(size, smallest_sizes[a]);
+  if (bodies[b].dynamic) size = std::min(size, smallest_sizes[b]);
+  return std::min(solver_slop, kSlopSizeFraction * size);
+}
+
 void World::Impl::build_contacts() {
   contacts.clear();
   for (size_t k = 0; k < pairs.size(); ++k) {
@@ -35,6 +46,7 @@ void World::Impl::build_contacts() {
     // scene-format.md: friction is the geometric mean, restitution the maximum.
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
+    const double slop = contact_slop(a, b);
     for (int p = 0; p < m.count; ++p) {
       const ContactPoint& cp = m.points[p];
       ContactConstraint c;
@@ -49,6 +61,7 @@ void World::Impl::build_contacts() {
       c.separation = cp.separation;
       c.friction = friction;
       c.restitution = restitution;
+      c.slop = slop;
       // Warm start from the same (pair, feature) of the previous step.
       CachedImpulse probe;
       probe.key = c.key;

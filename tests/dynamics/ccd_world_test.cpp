@@ -188,6 +188,7 @@ SpinResult spin_onto_ground(const SpinSetup& s) {
 
   WorldDef def;
   def.dt = s.dt;
+  def.auto_substeps = false;  // CCD over whole steps of dt, as the reference assumes
   def.gravity = s.gravity;
   World world(def);
   world.create_body(ground_plane());

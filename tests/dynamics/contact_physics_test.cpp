@@ -68,13 +68,7 @@ TEST_P(Contact, FiveBoxStackDriftsLessThanOneMillimetreInFiveSeconds) {
 // `seconds`.
 void fill_bin(World& world, const Shape& shape, int n, double spacing) {
   const double half = 0.5 * n * spacing + 0.1;
-  world.create_body(test::make_body("floor", Shape::box(Vec3(half + 0.2, half + 0.2, 0.1)),
-                                    Vec3(0, 0, -0.1), MotionType::Static));
-  const Vec3 wall_x(0.1, half + 0.2, 1.0), wall_y(half, 0.1, 1.0);
-  world.create_body(test::make_body("wpx", Shape::box(wall_x), Vec3(half + 0.1, 0, 1), MotionType::Static));
-  world.create_body(test::make_body("wnx", Shape::box(wall_x), Vec3(-half - 0.1, 0, 1), MotionType::Static));
-  world.create_body(test::make_body("wpy", Shape::box(wall_y), Vec3(0, half + 0.1, 1), MotionType::Static));
-  world.create_body(test::make_body("wny", Shape::box(wall_y), Vec3(0, -half - 0.1, 1), MotionType::Static));
+  test::static_bin(world, half, 0.1, 1.0);
   int count = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)

@@ -92,6 +92,7 @@ TEST_F(SceneLoader, BaseSceneLoadsWithDefaults) {
   EXPECT_EQ(s.world.dt, 0.01);
   EXPECT_EQ(s.world.gravity, Vec3(0, 0, -9.81));  // spec default
   EXPECT_EQ(s.world.substeps, 1);
+  EXPECT_TRUE(s.world.auto_substeps);
   EXPECT_EQ(s.world.threads, 0);
   EXPECT_TRUE(s.world.ccd);
   EXPECT_EQ(s.world.seed, 0u);
@@ -158,13 +159,14 @@ TEST_F(SceneLoader, DurationRoundsToSteps) {
 
 TEST_F(SceneLoader, SettingsAndExtensionKeysAreRead) {
   scene["settings"] = json::parse(R"({"gravity": [0, -1, -2], "dt": 0.002, "steps": 5,
-      "substeps": 4, "threads": 3, "ccd": false, "seed": 18446744073709551615,
-      "solver": "block", "solver_iterations": 25})");
+      "substeps": 4, "auto_substeps": false, "threads": 3, "ccd": false,
+      "seed": 18446744073709551615, "solver": "block", "solver_iterations": 25})");
   SceneLoadResult r = load();
   ASSERT_TRUE(r.ok()) << r.error;
   const WorldDef& w = r.scene->world;
   EXPECT_EQ(w.gravity, Vec3(0, -1, -2));
   EXPECT_EQ(w.substeps, 4);
+  EXPECT_FALSE(w.auto_substeps);
   EXPECT_EQ(w.threads, 3);
   EXPECT_FALSE(w.ccd);
   EXPECT_EQ(w.seed, 18446744073709551615ULL);

@@ -5,6 +5,7 @@
 #include "collision/base/log.h"
 #include "engine/scene_loader.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
 #include "tools/cli/progress_bar.h"
 #include "tools/cli/scene_command.h"
 
@@ -114,15 +115,22 @@ int command_run(const std::vector<std::string>& args) {
     return kExitInvalid;
   }
 
+  InterruptGuard interrupt;
+  options.interrupt = interrupt.flag();
   RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
-  if (outcome.exit_code == kExitInvalid) {
+  if (outcome.exit_code == kExitInvalid || outcome.exit_code == kExitOutput) {
     print_error(outcome.error);
-    return kExitInvalid;
+    return outcome.exit_code;
   }
   if (outcome.exit_code == kExitDiverged) {
     print_error(scene_path + ": simulation diverged: " + outcome.error);
     logger()->info("partial results (status \"diverged\") in {}", options.out_dir);
     return kExitDiverged;
+  }
+  if (outcome.final.status == "interrupted") {
+    print_error(scene_path + ": " + outcome.error + "; results so far (status \"interrupted\") in " +
+                options.out_dir);
+    return outcome.exit_code;
   }
   logger()->info("{} steps in {:.3f} s; results in {} (summary.json, trajectory.jsonl)",
                  outcome.final.steps, outcome.wall_seconds, options.out_dir);

@@ -8,6 +8,11 @@
 # in tools/peers/ use (MuJoCo, FCL; Bullet's dynamics and soft bodies come with libbullet-dev).
 # Building and testing impetus never needs them.
 #
+# `tools/setup.sh --sanitizers` also installs clang, LLVM's OpenMP runtime (libomp-dev, with the
+# Archer tool ThreadSanitizer needs) and llvm (llvm-symbolizer for readable reports): the
+# fuzzing (IMPETUS_FUZZ) and ThreadSanitizer (IMPETUS_SANITIZE=thread) builds of the README's
+# "Sanitizers and fuzzing". The normal build and CI never need them.
+#
 # libbenchmark-dev is deliberately not listed: impetus-bench uses its own small harness
 # (tools/bench/bench.h), so Google Benchmark is never needed. OpenMP comes with g++ (libgomp).
 set -euo pipefail
@@ -25,8 +30,10 @@ packages=(
 )
 if [[ "${1:-}" == --peers ]]; then
   packages+=(libmujoco-dev libfcl-dev)
+elif [[ "${1:-}" == --sanitizers ]]; then
+  packages+=(clang libomp-dev llvm)
 elif (($# > 0)); then
-  echo "usage: tools/setup.sh [--peers]" >&2
+  echo "usage: tools/setup.sh [--peers | --sanitizers]" >&2
   exit 2
 fi
 

@@ -65,7 +65,13 @@ const std::map<std::string, std::string> kObjFindings = {
 };
 
 TEST(FuzzRegressions, SceneSeedsLoadAndStep) {
-  const std::vector<fs::path> seeds = files_in(kFuzzDir / "corpus" / "scene");
+  // fuzz_scene's seeds are the repo's scenes (every .json of scenes/ and scenes/bench/).
+  std::vector<fs::path> seeds;
+  for (const char* dir : {"scenes", "scenes/bench"}) {
+    for (const fs::path& file : files_in(fs::path(IMPETUS_SOURCE_DIR) / dir)) {
+      if (file.extension() == ".json") seeds.push_back(file);
+    }
+  }
   ASSERT_GE(seeds.size(), 20u);
   for (const fs::path& seed : seeds) {
     EXPECT_EQ(load_and_step(read_file(seed), seed.filename().string()), "") << seed;
@@ -91,7 +97,12 @@ TEST(FuzzRegressions, SceneFindingsGiveTheirExpectedOutcome) {
 }
 
 TEST(FuzzRegressions, ObjSeedsAndFindingsGiveTheirExpectedOutcome) {
-  for (const fs::path& seed : files_in(kFuzzDir / "corpus" / "obj")) {
+  std::vector<fs::path> seeds = files_in(kFuzzDir / "corpus" / "obj");
+  for (const fs::path& mesh : files_in(fs::path(IMPETUS_SOURCE_DIR) / "scenes" / "meshes")) {
+    seeds.push_back(mesh);
+  }
+  ASSERT_GE(seeds.size(), 4u);
+  for (const fs::path& seed : seeds) {
     std::istringstream in(read_file(seed));
     EXPECT_TRUE(parse_obj(in, seed.filename().string()).ok()) << seed;
   }

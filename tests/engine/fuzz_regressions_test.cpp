@@ -4,7 +4,6 @@
 // table below says, never crash (the sanitizer build catches memory errors too).
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,28 +14,21 @@
 #include "engine/obj_loader.h"
 #include "engine/scene_loader.h"
 #include "engine/scene_runner.h"
+#include "tests/fuzz/fuzz_inputs.h"
 
 namespace impetus {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kFuzzDir = fs::path(IMPETUS_SOURCE_DIR) / "tests" / "fuzz";
+using test::files_in;
+const fs::path kFuzzDir = test::fuzz_dir();
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-std::vector<fs::path> files_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  if (fs::is_directory(dir)) {
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
 }
 
 // Loads `text` as fuzz_scene does and, when it loads, runs 5 steps on one thread. Returns the

@@ -2,28 +2,19 @@
 // every query input with which it found a bug (tests/fuzz/regressions/query/): each must give
 // exit 0 or 2, a result document on stdout (or one error line for a document refused as a
 // whole), `error:` lines only on stderr, and the outcome the table below records.
-#include <algorithm>
 #include <map>
 
+#include "tests/fuzz/fuzz_inputs.h"
 #include "tests/tools/cli_test_util.h"
 
 namespace impetus::test {
 namespace {
 
-const fs::path kFuzzDir = fs::path(IMPETUS_SOURCE_DIR) / "tests" / "fuzz";
+const fs::path kFuzzDir = fuzz_dir();
 
 // Finding → expected exit status and a substring of stderr ("" = no error output).
 const std::map<std::string, std::pair<int, std::string>> kQueryFindings = {
 };
-
-std::vector<fs::path> files_in(const fs::path& dir) {
-  std::vector<fs::path> files;
-  if (fs::is_directory(dir)) {
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 class CliFuzzRegressions : public CliTest {
  protected:

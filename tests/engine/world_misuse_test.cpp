@@ -176,7 +176,10 @@ TEST(WorldMisuse, InvalidBodyDefsLeaveTheWorldUnchanged) {
       {[](BodyDef& b) { b.mass = 0.0; }, "mass must be positive"},
       {[](BodyDef& b) { b.mass = kNaN; }, "mass must be positive"},
   };
-  for (const auto& [change, problem] : cases) {
+  for (const auto& entry : cases) {
+    // Named copies: clang 14 cannot capture structured bindings.
+    const auto& change = entry.first;
+    const std::string& problem = entry.second;
     expect_world_unchanged([&change, &problem](Fixture& f) {
       BodyDef body;
       body.name = "bad";
@@ -204,7 +207,10 @@ TEST(WorldMisuse, InvalidJointDefsLeaveTheWorldUnchanged) {
        },
        "at least one of its bodies must be dynamic"},
   };
-  for (const auto& [change, problem] : cases) {
+  for (const auto& entry : cases) {
+    // Named copies: clang 14 cannot capture structured bindings.
+    const auto& change = entry.first;
+    const std::string& problem = entry.second;
     expect_world_unchanged([&change, &problem](Fixture& f) {
       JointDef joint;
       joint.type = JointType::Hinge;
@@ -250,7 +256,10 @@ TEST(WorldMisuse, InvalidClothDefsLeaveTheWorldUnchanged) {
       {[](ClothDef& c) { c.attach = {{0, 3}}; }, "attachment body 3 out of range"},
       {[](ClothDef& c) { c.attach = {{0, -1}}; }, "attachment body -1 out of range"},
   };
-  for (const auto& [change, problem] : cases) {
+  for (const auto& entry : cases) {
+    // Named copies: clang 14 cannot capture structured bindings.
+    const auto& change = entry.first;
+    const std::string& problem = entry.second;
     expect_world_unchanged([&change, &problem](Fixture& f) {
       ClothDef cloth;
       cloth.name = "bad";

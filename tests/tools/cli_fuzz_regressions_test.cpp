@@ -14,6 +14,9 @@ const fs::path kFuzzDir = fuzz_dir();
 
 // Finding → expected exit status and a substring of stderr ("" = no error output).
 const std::map<std::string, std::pair<int, std::string>> kQueryFindings = {
+    // A message quoting a long non-ASCII string was cut inside a UTF-8 character, and dumping
+    // the result slot threw: exit 4 "internal: [json.exception.type_error.316]" before.
+    {"utf8_cut_in_message.json", {2, "queries[0].a.shape.radius: must be a positive number"}},
 };
 
 class CliFuzzRegressions : public CliTest {

@@ -13,9 +13,6 @@ namespace impetus {
 /// Writes the frame to `out`; doubles in shortest round-trip form (%.17g).
 void write_cloth_obj(std::ostream& out, const std::vector<Vec3>& vertices,
                      const std::vector<std::array<int, 3>>& triangles);
-
-/// Writes the frame to `path`; false (and `error` set) when the file cannot be written.
-bool write_cloth_obj_file(const std::string& path, const std::vector<Vec3>& vertices,
-                          const std::vector<std::array<int, 3>>& triangles, std::string* error = nullptr);
+// Files are written by engine/scene_runner.cpp through engine/atomic_file.h.
 
 }  // namespace impetus

@@ -2,6 +2,7 @@
 // mesh, material parameters, pinned and attached vertices, self-collision.
 #include <limits>
 
+#include "engine/input_limits.h"
 #include "engine/json_reader.h"
 #include "engine/scene_json.h"
 #include "engine/shape_json.h"
@@ -11,9 +12,6 @@ namespace impetus {
 using nlohmann::json;
 
 namespace {
-
-// Bounds that keep vertex counts inside int and memory sane; far beyond any real cloth.
-constexpr long long kMaxGridResolution = 4096;
 
 void read_grid(const json& v, const std::string& path, ClothDef& cloth) {
   JsonObject grid(v, path, {"size", "resolution", "center", "orientation"});
@@ -26,7 +24,8 @@ void read_grid(const json& v, const std::string& path, ClothDef& cloth) {
   check_array(res, res_path, 2);
   for (int i = 0; i < 2; ++i) {
     cloth.grid_resolution[i] =
-        static_cast<int>(read_integer(res[i], json_index_path(res_path, i), 1, kMaxGridResolution));
+        static_cast<int>(read_integer(res[i], json_index_path(res_path, i), 1,
+                                      limits::kMaxClothGridResolution));
   }
   if (const json* c = grid.find("center")) cloth.grid_center = read_vec3(*c, grid.key_path("center"));
   if (const json* q = grid.find("orientation")) {
@@ -64,7 +63,7 @@ int read_vertex_index(const json& v, const std::string& path, long long vertex_c
 }  // namespace
 
 ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& bodies,
-                    const std::string& base_dir) {
+                    const std::string& base_dir, long long* vertex_room) {
   JsonObject obj(v, path,
                  {"name", "grid", "mesh", "areal_density", "stretch_stiffness", "shear_stiffness",
                   "bend_stiffness", "damping", "thickness", "friction", "strain_limit", "pin",
@@ -88,6 +87,12 @@ ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& b
     read_mesh(*mesh, obj.key_path("mesh"), base_dir, cloth);
     vertex_count = static_cast<long long>(cloth.mesh_vertices.size());
   }
+  if (vertex_count > *vertex_room) {
+    throw JsonError{path, "the scene's cloths would have more than " +
+                              std::to_string(limits::kMaxClothVertices) +
+                              " vertices in all (the limit)"};
+  }
+  *vertex_room -= vertex_count;
 
   auto positive = [&](const char* key, double& field) {
     if (const json* x = obj.find(key)) field = read_positive(*x, obj.key_path(key));

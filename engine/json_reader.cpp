@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/input_limits.h"
+
 namespace impetus {
 
 using nlohmann::json;
@@ -38,9 +40,15 @@ std::string describe_json(const json& value) {
     case json::value_t::number_integer:
     case json::value_t::number_unsigned: return value.dump();
     case json::value_t::string: {
-      // Long strings are cut: the message should fit on a line.
+      // Long strings are cut: the message should fit on a line. The cut moves back to the
+      // start of a UTF-8 character, so that the message stays valid UTF-8 (query results
+      // carry it inside JSON, which must be).
       std::string s = value.get<std::string>();
-      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      if (s.size() > 40) {
+        std::size_t cut = 37;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+        s = s.substr(0, cut) + "...";
+      }
       return "\"" + s + "\"";
     }
     default: return "a value of an unexpected type";
@@ -180,6 +188,10 @@ std::string read_string(const json& v, const std::string& path) {
 std::string read_name(const json& v, const std::string& path) {
   std::string s = read_string(v, path);
   if (s.empty()) throw JsonError{path, "must be a non-empty string"};
+  if (s.size() > limits::kMaxNameBytes) {
+    throw JsonError{path, "name of " + std::to_string(s.size()) + " bytes is longer than " +
+                              std::to_string(limits::kMaxNameBytes) + " bytes (the limit)"};
+  }
   return s;
 }
 

@@ -75,7 +75,7 @@ long long read_integer(const nlohmann::json& v, const std::string& path, long lo
 std::uint64_t read_uint64(const nlohmann::json& v, const std::string& path);
 bool read_bool(const nlohmann::json& v, const std::string& path);
 std::string read_string(const nlohmann::json& v, const std::string& path);
-/// A non-empty string.
+/// A non-empty string of at most limits::kMaxNameBytes bytes.
 std::string read_name(const nlohmann::json& v, const std::string& path);
 /// Throws unless `v` is an array of exactly `size` elements (size < 0: any size).
 void check_array(const nlohmann::json& v, const std::string& path, int size);

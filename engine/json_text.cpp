@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/input_limits.h"
 #include "engine/json_reader.h"
 
 namespace impetus {
@@ -14,6 +15,11 @@ namespace impetus {
 using nlohmann::json;
 
 namespace {
+
+// Thrown from the parser callback when a limit is exceeded: stops parsing at once.
+struct LimitExceeded {
+  std::string problem;
+};
 
 // Follows the parser's events to know the JSON path of the value being read, so that problems
 // the DOM cannot show afterwards (a repeated key, a number overflowing to infinity) are reported
@@ -24,17 +30,34 @@ class PathTracker {
     switch (event) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
+        // Checked before the frame (and its path) exists: a 100,000-deep document costs 64
+        // frames, not 100,000 ever longer paths.
+        if (frames_.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth)) {
+          throw LimitExceeded{element_path() + ": arrays and objects nested deeper than " +
+                              std::to_string(limits::kMaxJsonDepth) + " levels (the limit)"};
+        }
         frames_.push_back(Frame{event == json::parse_event_t::array_start, -1, {}, element_path(), {}});
         break;
       case json::parse_event_t::key: {
         Frame& top = frames_.back();
         top.key = parsed.get<std::string>();
+        if (top.key.size() > limits::kMaxJsonStringBytes) {
+          top.key = top.key.substr(0, 20) + "...";
+          throw LimitExceeded{json_key_path(top.path, top.key) + ": key longer than " +
+                              std::to_string(limits::kMaxJsonStringBytes) + " bytes (the limit)"};
+        }
         if (!top.keys.insert(top.key).second && duplicate_.empty()) {
           duplicate_ = json_key_path(top.path, top.key);
         }
         break;
       }
       case json::parse_event_t::value:
+        if (parsed.is_string() && parsed.get_ref<const std::string&>().size() >
+                                      limits::kMaxJsonStringBytes) {
+          throw LimitExceeded{string_path() + ": string longer than " +
+                              std::to_string(limits::kMaxJsonStringBytes) +
+                              " bytes (the limit)"};
+        }
         if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
         break;
       case json::parse_event_t::object_end:
@@ -50,6 +73,11 @@ class PathTracker {
     const Frame& top = frames_.back();
     return top.is_array ? json_index_path(top.path, static_cast<std::size_t>(top.index + 1))
                         : json_key_path(top.path, top.key);
+  }
+  /// Path of the scalar value just read (before its array index is counted).
+  std::string string_path() const {
+    if (frames_.empty()) return "(document)";
+    return current_path();
   }
   /// Path of the first repeated key, or empty.
   const std::string& duplicate() const { return duplicate_; }
@@ -105,15 +133,26 @@ std::string parse_reason(const std::string& what) {
 
 }  // namespace
 
+std::string json_size_problem(std::uintmax_t bytes) {
+  return "document of " + std::to_string(bytes) + " bytes is larger than " +
+         std::to_string(limits::kMaxJsonBytes) + " bytes (the limit)";
+}
+
 std::optional<json> parse_json_text(const std::string& text, std::string* error) {
   PathTracker tracker;
   std::string problem;
+  if (text.size() > limits::kMaxJsonBytes) {
+    if (error != nullptr) *error = json_size_problem(text.size());
+    return std::nullopt;
+  }
   try {
     json doc = json::parse(text, [&tracker](int, json::parse_event_t event, json& parsed) {
       return tracker.on_event(event, parsed);
     });
     if (tracker.duplicate().empty()) return doc;
     problem = tracker.duplicate() + ": duplicate key";
+  } catch (const LimitExceeded& e) {
+    problem = e.problem;
   } catch (const json::parse_error& e) {
     problem = "malformed JSON at " + line_column(text, e.byte) + ": " + parse_reason(e.what());
   } catch (const json::exception& e) {
@@ -133,6 +172,12 @@ std::optional<json> read_json_file(const std::string& path, const std::string& w
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     *error = path + ": cannot open " + what + " (no such file)";
+    return std::nullopt;
+  }
+  // The size first: a huge file is refused before a byte of it is read into memory.
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > limits::kMaxJsonBytes) {
+    *error = path + ": " + json_size_problem(size);
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string_view>
 
+#include "engine/input_limits.h"
+
 namespace impetus {
 
 namespace {
@@ -101,6 +103,10 @@ ObjMesh parse_obj_or_throw(std::istream& in) {
       Vec3 p;
       for (int i = 0; i < 3; ++i) p[i] = parse_coordinate(tokens[1 + i], statement_line);
       for (std::size_t i = 4; i < tokens.size(); ++i) parse_coordinate(tokens[i], statement_line);
+      if (mesh.vertices.size() == limits::kMaxObjVertices) {
+        throw ObjError{statement_line, "more than " + std::to_string(limits::kMaxObjVertices) +
+                                           " vertices (the limit)"};
+      }
       mesh.vertices.push_back(p);
     } else if (keyword == "f") {
       if (tokens.size() < 4) {
@@ -123,6 +129,10 @@ ObjMesh parse_obj_or_throw(std::istream& in) {
         } else {
           corners.push_back({index - 1, statement_line});
         }
+      }
+      if (pending.size() + (corners.size() - 2) > limits::kMaxObjTriangles) {
+        throw ObjError{statement_line, "more than " + std::to_string(limits::kMaxObjTriangles) +
+                                           " triangles (the limit)"};
       }
       // Fan triangulation around the first corner keeps the polygon's winding.
       for (std::size_t i = 1; i + 1 < corners.size(); ++i) {
@@ -183,6 +193,13 @@ ObjLoadResult load_obj_file(const std::string& path) {
   if (!in.is_open()) {
     ObjLoadResult result;
     result.error = path + ": cannot open OBJ file";
+    return result;
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > limits::kMaxObjBytes) {
+    ObjLoadResult result;
+    result.error = path + ": file of " + std::to_string(size) + " bytes is larger than " +
+                   std::to_string(limits::kMaxObjBytes) + " bytes (the limit)";
     return result;
   }
   return parse_obj(in, path);

@@ -4,6 +4,8 @@
 // polygons fan-triangulated. Texture, normal, grouping and material statements are ignored;
 // anything else is an error, as is a bad number or index. Errors name the file and the line:
 //   "meshes/rock.obj:12: face index 40 out of range (the file has 36 vertices)"
+// The limits of engine/input_limits.h (file size, vertices, triangles) are checked before the
+// memory they bound is allocated.
 #include <array>
 #include <istream>
 #include <optional>

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "engine/input_limits.h"
 #include "engine/json_reader.h"
 #include "engine/json_text.h"
 #include "engine/scene_json.h"
@@ -23,7 +24,6 @@ namespace {
 constexpr const char* kFormat = "impetus-scene/1";
 // Far beyond anything a run can step; keeps counts and products inside their integer types.
 constexpr long long kMaxSteps = 1'000'000'000'000LL;
-constexpr long long kMaxArrayBodies = 10'000'000;
 
 // ---- settings --------------------------------------------------------------------------------
 
@@ -58,12 +58,12 @@ void read_settings(const json& v, SceneDef& scene) {
     scene.steps = static_cast<long long>(n);
   }
 
-  const int int_max = std::numeric_limits<int>::max();
   if (const json* s = obj.find("substeps")) {
-    w.substeps = static_cast<int>(read_integer(*s, obj.key_path("substeps"), 1, int_max));
+    w.substeps =
+        static_cast<int>(read_integer(*s, obj.key_path("substeps"), 1, limits::kMaxSubsteps));
   }
   if (const json* t = obj.find("threads")) {
-    w.threads = static_cast<int>(read_integer(*t, obj.key_path("threads"), 0, int_max));
+    w.threads = static_cast<int>(read_integer(*t, obj.key_path("threads"), 0, limits::kMaxThreads));
   }
   if (const json* c = obj.find("ccd")) w.ccd = read_bool(*c, obj.key_path("ccd"));
   if (const json* c = obj.find("auto_substeps")) w.auto_substeps = read_bool(*c, obj.key_path("auto_substeps"));
@@ -82,8 +82,8 @@ void read_settings(const json& v, SceneDef& scene) {
     }
   }
   if (const json* s = obj.find("solver_iterations")) {
-    w.solver_iterations =
-        static_cast<int>(read_integer(*s, obj.key_path("solver_iterations"), 1, int_max));
+    w.solver_iterations = static_cast<int>(
+        read_integer(*s, obj.key_path("solver_iterations"), 1, limits::kMaxSolverIterations));
   }
 }
 
@@ -251,10 +251,13 @@ void read_array(const json& v, const std::string& path, const BodyContext& ctx,
   check_array(count_json, count_path, 3);
   long long count[3];
   for (int a = 0; a < 3; ++a) {
-    count[a] = read_integer(count_json[a], json_index_path(count_path, a), 1, kMaxArrayBodies);
+    count[a] = read_integer(count_json[a], json_index_path(count_path, a), 1, limits::kMaxBodies);
   }
-  if (count[0] * count[1] > kMaxArrayBodies || count[0] * count[1] * count[2] > kMaxArrayBodies) {
-    throw JsonError{count_path, "more than 10^7 bodies in one array"};
+  // Each factor is <= kMaxBodies, so neither product overflows; checked before any body is made.
+  const long long room = limits::kMaxBodies - static_cast<long long>(scene.bodies.size());
+  if (count[0] * count[1] > room || count[0] * count[1] * count[2] > room) {
+    throw JsonError{count_path, "the scene would have more than " +
+                                    std::to_string(limits::kMaxBodies) + " bodies (the limit)"};
   }
   Vec3 spacing = read_vec3(obj.require("spacing"), obj.key_path("spacing"));
   Vec3 origin = Vec3::Zero();
@@ -318,6 +321,10 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
   std::map<std::string, int> body_index;
   std::map<std::string, std::string> body_origin;
   if (const json* bodies = find_array(root, "bodies")) {
+    if (bodies->size() > static_cast<std::size_t>(limits::kMaxBodies)) {
+      throw JsonError{"bodies", "more than " + std::to_string(limits::kMaxBodies) +
+                                    " bodies (the limit)"};
+    }
     for (std::size_t b = 0; b < bodies->size(); ++b) {
       const std::string path = json_index_path("bodies", b);
       BodyDef body = read_body((*bodies)[b], path, false, ctx);
@@ -342,9 +349,10 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
   }
   if (const json* cloths = find_array(root, "cloths")) {
     std::set<std::string> names;
+    long long vertex_room = limits::kMaxClothVertices;
     for (std::size_t c = 0; c < cloths->size(); ++c) {
       const std::string path = json_index_path("cloths", c);
-      ClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir);
+      ClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir, &vertex_room);
       if (!names.insert(cloth.name).second) {
         throw JsonError{json_key_path(path, "name"), "duplicate cloth name \"" + cloth.name + "\""};
       }
@@ -375,6 +383,18 @@ SceneLoadResult load_scene_json(const json& doc, const std::string& file,
     result.error = file + ": " + e.what();
   }
   return result;
+}
+
+SceneLoadResult load_scene_text(const std::string& text, const std::string& file,
+                                const std::string& base_dir) {
+  std::string error;
+  std::optional<json> doc = parse_json_text(text, &error);
+  if (!doc) {
+    SceneLoadResult result;
+    result.error = file + ": " + error;
+    return result;
+  }
+  return load_scene_json(*doc, file, base_dir);
 }
 
 SceneLoadResult load_scene_file(const std::string& path) {

@@ -21,6 +21,11 @@ struct SceneLoadResult {
 /// Loads and validates a scene file. Relative OBJ paths resolve against the file's folder.
 SceneLoadResult load_scene_file(const std::string& path);
 
+/// Same for the file's text (JSON is parsed under the limits of engine/input_limits.h); `file`
+/// is used in messages and `base_dir` for OBJ paths.
+SceneLoadResult load_scene_text(const std::string& text, const std::string& file,
+                                const std::string& base_dir);
+
 /// Same for an already-parsed document; `file` is used in messages and `base_dir` for OBJ paths.
 SceneLoadResult load_scene_json(const nlohmann::json& doc, const std::string& file,
                                 const std::string& base_dir);

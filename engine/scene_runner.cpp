@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -15,6 +15,7 @@
 
 #include "collision/base/log.h"
 #include "cloth/cloth_obj.h"
+#include "engine/atomic_file.h"
 #include "engine/state_hash.h"
 
 #ifndef IMPETUS_VERSION
@@ -76,34 +77,6 @@ std::string dump_two_levels(const Json& doc) {
   return out;
 }
 
-// Writes `text` to `path` through a temporary in the same folder and a rename, so a crash or a
-// full disk never leaves a truncated file under the final name.
-bool write_file_atomically(const fs::path& path, const std::string& text, std::string* error) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      *error = tmp.string() + ": cannot open for writing";
-      return false;
-    }
-    file << text;
-    file.flush();
-    if (!file) {
-      *error = tmp.string() + ": write failed";
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    *error = path.string() + ": cannot rename from " + tmp.filename().string() + ": " +
-             ec.message();
-    return false;
-  }
-  return true;
-}
-
 // Builds the world; on a def the World rejects, returns the message "FILE: PATH: problem".
 std::unique_ptr<World> build_world(const SceneDef& scene, const RunOptions& options,
                                    std::vector<BodyId>* ids, std::string* error) {
@@ -117,7 +90,7 @@ std::unique_ptr<World> build_world(const SceneDef& scene, const RunOptions& opti
     try {
       ids->push_back(world->create_body(body));
     } catch (const std::invalid_argument& e) {
-      *error = file + ": body '" + body.name + "': " + e.what();
+      *error = file + ": " + e.what();  // the message names the body
       return nullptr;
     }
   }
@@ -256,46 +229,6 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   return summary;
 }
 
-// Streams trajectory frames into DIR/trajectory.jsonl.tmp; commit() renames it into place.
-class TrajectoryWriter {
- public:
-  bool open(const fs::path& dir, std::string* error) {
-    final_path_ = dir / "trajectory.jsonl";
-    tmp_path_ = final_path_;
-    tmp_path_ += ".tmp";
-    file_.open(tmp_path_, std::ios::binary | std::ios::trunc);
-    if (!file_) {
-      *error = tmp_path_.string() + ": cannot open for writing";
-      return false;
-    }
-    return true;
-  }
-  bool is_open() const { return file_.is_open(); }
-  void write(const Json& frame) { file_ << frame.dump() << '\n'; }
-  bool commit(std::string* error) {
-    file_.flush();
-    bool good = static_cast<bool>(file_);
-    file_.close();
-    if (!good) {
-      *error = tmp_path_.string() + ": write failed";
-      return false;
-    }
-    std::error_code ec;
-    fs::rename(tmp_path_, final_path_, ec);
-    if (ec) {
-      *error = final_path_.string() + ": cannot rename: " + ec.message();
-      return false;
-    }
-    return true;
-  }
-  const fs::path& path() const { return final_path_; }
-
- private:
-  fs::path final_path_;
-  fs::path tmp_path_;
-  std::ofstream file_;
-};
-
 bool prepare_out_dir(const fs::path& dir, std::string* error) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -348,12 +281,13 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
   }
   const std::vector<BodyId> moving = moving_bodies(*world, ids);
 
+  // Output problems (an unwritable folder, a full disk) are exit 4 and leave no summary.json.
   const bool writing = !options.out_dir.empty();
   const fs::path dir(options.out_dir);
-  TrajectoryWriter trajectory;
+  AtomicFile trajectory;
   if (writing && (!prepare_out_dir(dir, &outcome.error) ||
-                  !trajectory.open(dir, &outcome.error))) {
-    outcome.exit_code = 2;
+                  !trajectory.open((dir / "trajectory.jsonl").string(), &outcome.error))) {
+    outcome.exit_code = kRunExitOutput;
     return outcome;
   }
   logger()->info("scene '{}': {} bodies ({} moving), {} steps of {} s, {} thread(s)", scene.name,
@@ -366,31 +300,36 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
   const bool meshes = writing && options.write_meshes && world->cloth_count() > 0;
   FrameTimer frame_timer;
   auto write_frame = [&]() -> bool {
-    trajectory.write(frame_json(*world, moving, &frame_timer));
+    trajectory.write(frame_json(*world, moving, &frame_timer).dump());
+    trajectory.write("\n");
     if (!meshes) return true;
     for (int c = 0; c < world->cloth_count(); ++c) {
       char name[64];
       std::snprintf(name, sizeof name, "_%06lld.obj", world->step_count());
       const fs::path path = dir / "cloth" / (world->cloth_name(c) + name);
-      std::string obj_error;
-      if (!write_cloth_obj_file(path.string(), world->cloth_positions(c), world->cloth_triangles(c),
-                                &obj_error)) {
-        outcome.error = obj_error;
-        return false;
-      }
+      std::ostringstream obj;
+      write_cloth_obj(obj, world->cloth_positions(c), world->cloth_triangles(c));
+      if (!write_file_atomically(path.string(), obj.str(), &outcome.error)) return false;
     }
     return true;
   };
   if (meshes && !prepare_out_dir(dir / "cloth", &outcome.error)) {
-    outcome.exit_code = 2;
+    outcome.exit_code = kRunExitOutput;
     return outcome;
   }
   if (writing && !write_frame()) {
-    outcome.exit_code = 2;
+    outcome.exit_code = kRunExitOutput;
     return outcome;
   }
   bool diverged = false;
+  int interrupted_by = 0;
   for (long long i = 0; i < total_steps; ++i) {
+    // A signal that arrived during the previous step (or before the first) ends the run here,
+    // between steps, so the state written is a whole step's.
+    if (options.interrupt != nullptr && *options.interrupt != 0) {
+      interrupted_by = *options.interrupt;
+      break;
+    }
     const Clock::time_point before = Clock::now();
     world->step();
     times.step_seconds += std::chrono::duration<double>(Clock::now() - before).count();
@@ -400,7 +339,7 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
     // ends here too, so its trajectory shows the state that was rejected.
     const bool last = diverged || i + 1 == total_steps;
     if (writing && (last || done % every == 0) && !write_frame()) {
-      outcome.exit_code = 2;
+      outcome.exit_code = kRunExitOutput;
       return outcome;
     }
     if (options.progress) options.progress(i + 1, total_steps);
@@ -411,7 +350,7 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
 
   FinalStates& final = outcome.final;
   final.scene = scene.name;
-  final.status = diverged ? "diverged" : "ok";
+  final.status = diverged ? "diverged" : interrupted_by != 0 ? "interrupted" : "ok";
   final.steps = world->step_count();
   for (BodyId id : moving) final.bodies.push_back({world->body_name(id), world->body_state(id)});
   for (int c = 0; c < world->cloth_count(); ++c) final.cloth_positions.push_back(world->cloth_positions(c));
@@ -420,20 +359,31 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
   if (diverged) {
     outcome.exit_code = 3;
     outcome.error = world->divergence_message();
+  } else if (interrupted_by != 0) {
+    // The shell's convention for a program ended by a signal: 128 + its number (SIGINT 130,
+    // SIGTERM 143).
+    outcome.exit_code = 128 + interrupted_by;
+    outcome.error = "interrupted by signal " + std::to_string(interrupted_by) + " after " +
+                    std::to_string(final.steps) + " of " + std::to_string(total_steps) + " steps";
   }
   if (!writing) return outcome;
 
+  // An interrupted run's trajectory ends with the state it stopped at.
+  if (interrupted_by != 0 && world->step_count() % every != 0 && !write_frame()) {
+    outcome.exit_code = kRunExitOutput;
+    return outcome;
+  }
   std::string io_error;
   if (!trajectory.commit(&io_error)) {
-    outcome.exit_code = 2;
+    outcome.exit_code = kRunExitOutput;
     outcome.error = io_error;
     return outcome;
   }
-  outcome.files_written.push_back(trajectory.path().string());
+  outcome.files_written.push_back(trajectory.path());
   const fs::path summary_path = dir / "summary.json";
   const Json summary = summary_json(*world, scene, moving, final, times);
-  if (!write_file_atomically(summary_path, dump_two_levels(summary), &io_error)) {
-    outcome.exit_code = 2;
+  if (!write_file_atomically(summary_path.string(), dump_two_levels(summary), &io_error)) {
+    outcome.exit_code = kRunExitOutput;
     outcome.error = io_error;
     return outcome;
   }

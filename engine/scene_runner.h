@@ -9,6 +9,7 @@
 // positions, in scene order. The same bodies, in the same order, are the ones listed under
 // "bodies" in summary.json and in every trajectory frame. With cloth, every trajectory frame
 // also writes DIR/cloth/<name>_<step, 6 digits>.obj unless RunOptions::write_meshes is false.
+#include <csignal>
 #include <functional>
 #include <optional>
 #include <string>
@@ -29,7 +30,13 @@ struct RunOptions {
   bool write_meshes = true;               // cloth OBJ per trajectory frame
   /// Called after every step with (steps done, total steps); for progress display.
   std::function<void(long long, long long)> progress;
+  /// When set and non-zero (a signal handler stores the signal's number), the run stops
+  /// before its next step and writes its outputs with status "interrupted".
+  const volatile std::sig_atomic_t* interrupt = nullptr;
 };
+
+/// RunOutcome::exit_code when an output file cannot be written (also `impetus`'s exit 4).
+inline constexpr int kRunExitOutput = 4;
 
 /// Final state of one dynamic or kinematic body.
 struct FinalBodyState {
@@ -40,7 +47,7 @@ struct FinalBodyState {
 /// What a run ends with; also what a golden summary.json holds (see golden_check.h).
 struct FinalStates {
   std::string scene;
-  std::string status = "ok";     // "ok" | "diverged"
+  std::string status = "ok";     // "ok" | "diverged" | "interrupted"
   long long steps = 0;           // steps actually taken
   std::string state_hash;        // 16 lower-case hex digits
   std::vector<FinalBodyState> bodies;  // dynamic + kinematic bodies, scene order
@@ -48,8 +55,9 @@ struct FinalStates {
 };
 
 struct RunOutcome {
-  /// 0 = finished, 2 = the scene cannot be built or DIR cannot be written (nothing written
-  /// when the scene is at fault), 3 = diverged (summary still written).
+  /// 0 = finished, 2 = the scene cannot be built (nothing written), 3 = diverged (summary
+  /// still written), 4 = an output file cannot be written (no summary.json), 128 + N =
+  /// interrupted by signal N (RunOptions::interrupt; summary written, status "interrupted").
   int exit_code = 0;
   /// One line, without the "error: " prefix: "FILE: PATH: problem" or the divergence reason.
   std::string error;

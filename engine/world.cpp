@@ -4,59 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "collision/mass_properties.h"
 #include "dynamics/integrator.h"
 #include "engine/world_impl.h"
+#include "engine/world_validate.h"
 
 namespace impetus {
 
-namespace {
-
-bool finite(const Vec3& v) { return v.allFinite(); }
-
-void validate_shape(const Shape& s) {
-  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
-  switch (s.type) {
-    case ShapeType::Sphere:
-      if (!positive(s.radius)) throw std::invalid_argument("sphere radius must be positive");
-      break;
-    case ShapeType::Capsule:
-      if (!positive(s.radius) || !positive(s.half_length))
-        throw std::invalid_argument("capsule radius and half_length must be positive");
-      break;
-    case ShapeType::Box:
-      if (!(positive(s.half_extents.x()) && positive(s.half_extents.y()) &&
-            positive(s.half_extents.z())))
-        throw std::invalid_argument("box half_extents must be positive");
-      break;
-    case ShapeType::Ellipsoid:
-      if (!(positive(s.radii.x()) && positive(s.radii.y()) && positive(s.radii.z())))
-        throw std::invalid_argument("ellipsoid radii must be positive");
-      break;
-    case ShapeType::Convex:
-      if (!s.hull || s.hull->vertices.size() < 4)
-        throw std::invalid_argument("convex shape needs a hull with at least 4 vertices");
-      break;
-    case ShapeType::Mesh:
-      if (!s.mesh || s.mesh->triangles.empty())
-        throw std::invalid_argument("mesh shape needs at least one triangle");
-      break;
-    case ShapeType::Plane:
-      if (!finite(s.normal) || std::abs(s.normal.norm() - 1.0) > 1e-9 || !std::isfinite(s.offset))
-        throw std::invalid_argument("plane needs a unit normal and a finite offset");
-      break;
-  }
-}
-
-}  // namespace
-
 World::World(const WorldDef& def) : impl_(std::make_unique<Impl>()) {
-  if (!(def.dt > 0) || !std::isfinite(def.dt)) throw std::invalid_argument("dt must be positive");
-  if (def.substeps < 1) throw std::invalid_argument("substeps must be at least 1");
-  if (def.materials.empty()) throw std::invalid_argument("at least one material is needed");
+  validate_world_def(def);
   impl_->def = def;
   impl_->solver_settings.velocity_iterations = def.solver_iterations;
 }
@@ -65,22 +25,9 @@ World::~World() = default;
 
 BodyId World::create_body(const BodyDef& def) {
   Impl& w = *impl_;
-  validate_shape(def.shape);
-  if (!finite(def.position) || !def.orientation.coeffs().allFinite() ||
-      !finite(def.linear_velocity) || !finite(def.angular_velocity))
-    throw std::invalid_argument("body '" + def.name + "': non-finite pose or velocity");
-  if (std::abs(def.orientation.norm() - 1.0) > 1e-6)
-    throw std::invalid_argument("body '" + def.name + "': orientation must be a unit quaternion");
-  if (def.shape.type == ShapeType::Plane && def.motion != MotionType::Static)
-    throw std::invalid_argument("body '" + def.name + "': a plane may only be static");
-  if (def.shape.type == ShapeType::Mesh && def.motion == MotionType::Dynamic)
-    throw std::invalid_argument("body '" + def.name +
-                                "': dynamic triangle meshes are not supported yet; make it "
-                                "static or kinematic, or use a convex shape");
-  if (def.material < 0 || def.material >= static_cast<int>(w.def.materials.size()))
-    throw std::invalid_argument("body '" + def.name + "': material index out of range");
-  if (def.mass && !(*def.mass > 0 && std::isfinite(*def.mass)))
-    throw std::invalid_argument("body '" + def.name + "': mass must be positive");
+  validate_body_def(def, static_cast<int>(w.def.materials.size()));
+  if (w.bodies.size() >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw_world_misuse("create_body", "too many bodies");
 
   RigidBodySim sim;
   sim.q = def.orientation.normalized();
@@ -132,19 +79,19 @@ BodyId World::create_body(const BodyDef& def) {
 void World::create_joint(const JointDef& def) {
   Impl& w = *impl_;
   const int n = static_cast<int>(w.bodies.size());
+  auto fail = [](const std::string& problem) { throw_world_misuse("create_joint", problem); };
   if (def.body_a < 0 || def.body_a >= n || def.body_b < -1 || def.body_b >= n ||
       def.body_a == def.body_b)
-    throw std::invalid_argument("joint: bodies must be two different existing bodies (or the world)");
-  if (!def.anchor.allFinite() || !def.axis.allFinite())
-    throw std::invalid_argument("joint: anchor and axis must be finite");
+    fail("bodies must be two different existing bodies (or the world)");
+  if (!def.anchor.allFinite() || !def.axis.allFinite()) fail("anchor and axis must be finite");
   const bool needs_axis = def.type == JointType::Hinge || def.type == JointType::Slider;
-  if (needs_axis && def.axis.norm() < 1e-12) throw std::invalid_argument("joint: axis must be non-zero");
-  if (def.limits && (*def.limits)[0] > (*def.limits)[1])
-    throw std::invalid_argument("joint: limits must satisfy lo <= hi");
+  if (needs_axis && !(def.axis.norm() >= 1e-12)) fail("axis must be non-zero");
+  if (def.limits && !(std::isfinite((*def.limits)[0]) && std::isfinite((*def.limits)[1]) &&
+                      (*def.limits)[0] <= (*def.limits)[1]))
+    fail("limits must be finite with lo <= hi");
   const RigidBodySim& a = w.bodies[def.body_a];
   const bool b_dynamic = def.body_b >= 0 && w.bodies[def.body_b].dynamic;
-  if (!a.dynamic && !b_dynamic)
-    throw std::invalid_argument("joint: at least one of its bodies must be dynamic");
+  if (!a.dynamic && !b_dynamic) fail("at least one of its bodies must be dynamic");
   JointSim j;
   switch (def.type) {
     case JointType::Ball: j.kind = JointKind::Ball; break;
@@ -184,21 +131,46 @@ int World::joint_count() const { return static_cast<int>(impl_->joints.size()); 
 bool World::is_valid(BodyId id) const {
   return id.generation == 1 && id.index < impl_->bodies.size();
 }
+
+int World::Impl::check_body(BodyId id, const char* function) const {
+  if (id.generation != 1 || id.index >= bodies.size()) {
+    throw_world_misuse(function, "invalid body id {index " + std::to_string(id.index) +
+                                     ", generation " + std::to_string(id.generation) +
+                                     "} (the world has " + std::to_string(bodies.size()) +
+                                     " bodies)");
+  }
+  return static_cast<int>(id.index);
+}
+
 int World::body_count() const { return static_cast<int>(impl_->bodies.size()); }
-BodyId World::body_id(int index) const { return BodyId{static_cast<std::uint32_t>(index), 1}; }
-const std::string& World::body_name(BodyId id) const { return impl_->names.at(id.index); }
-MotionType World::body_motion(BodyId id) const { return impl_->motions.at(id.index); }
-double World::body_mass(BodyId id) const { return impl_->masses.at(id.index); }
+BodyId World::body_id(int index) const {
+  if (index < 0 || index >= body_count()) {
+    throw_world_misuse("body_id", "index " + std::to_string(index) + " out of range (the world has " +
+                                      std::to_string(body_count()) + " bodies)");
+  }
+  return BodyId{static_cast<std::uint32_t>(index), 1};
+}
+const std::string& World::body_name(BodyId id) const {
+  return impl_->names[impl_->check_body(id, "body_name")];
+}
+MotionType World::body_motion(BodyId id) const {
+  return impl_->motions[impl_->check_body(id, "body_motion")];
+}
+double World::body_mass(BodyId id) const { return impl_->masses[impl_->check_body(id, "body_mass")]; }
 
 BodyState World::body_state(BodyId id) const {
-  const RigidBodySim& b = impl_->bodies.at(id.index);
+  const RigidBodySim& b = impl_->bodies[impl_->check_body(id, "body_state")];
   Pose frame = b.frame_pose();
   return BodyState{frame.position, frame.orientation, b.v, b.w};
 }
 
 void World::set_body_state(BodyId id, const BodyState& state) {
-  RigidBodySim& b = impl_->bodies.at(id.index);
-  if (!b.moving) throw std::invalid_argument("set_body_state on a static body");
+  RigidBodySim& b = impl_->bodies[impl_->check_body(id, "set_body_state")];
+  if (!b.moving) throw_world_misuse("set_body_state", "body '" + impl_->names[id.index] + "' is static");
+  const double q_norm = state.orientation.norm();
+  if (!state.position.allFinite() || !state.orientation.coeffs().allFinite() ||
+      !state.linear_velocity.allFinite() || !state.angular_velocity.allFinite() || !(q_norm > 0))
+    throw_world_misuse("set_body_state", "non-finite state or zero orientation quaternion");
   b.q = state.orientation.normalized();
   b.x = state.position + b.q * b.com_local;
   b.v = state.linear_velocity;

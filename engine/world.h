@@ -1,6 +1,12 @@
 #pragma once
-// The World: rigid bodies (and later joints and cloth) stepped together. Built from definition
-// structs; hands out small typed ids, never pointers into arrays that may move.
+// The World: rigid bodies, joints and cloth stepped together. Built from definition structs;
+// hands out small typed ids, never pointers into arrays that may move.
+//
+// Misuse is reported, never undefined: every public function given an invalid def (a rule of
+// world_def.h broken, a non-finite value), a null, foreign or out-of-range BodyId, or a cloth
+// index out of range throws std::invalid_argument whose message names the function and the
+// problem ("World::body_state: invalid body id {index 9, generation 1} (the world has 3
+// bodies)"), and leaves the world exactly as it was.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -61,8 +67,8 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  /// Adds a body. The def must be valid (positive sizes, unit quaternion, a static plane ...);
-  /// invalid defs throw std::invalid_argument naming the problem.
+  /// Adds a body. The def must be valid (positive finite sizes, finite pose and velocities, unit
+  /// quaternion, a static plane, an existing material ...); see the misuse note above.
   BodyId create_body(const BodyDef& def);
   /// Adds a joint between two bodies (body_b = -1: the world). Throws std::invalid_argument for
   /// invalid defs (unknown body, a joint between two non-dynamic bodies, zero axis).
@@ -90,10 +96,12 @@ class World {
   MotionType body_motion(BodyId id) const;
   double body_mass(BodyId id) const;  // 0 for static and kinematic bodies
   BodyState body_state(BodyId id) const;
-  /// Sets a kinematic or dynamic body's state (teleport); wakes it.
+  /// Sets a kinematic or dynamic body's state (teleport); wakes it. The state must be finite
+  /// and the orientation non-zero (it is normalised); a static body is misuse.
   void set_body_state(BodyId id, const BodyState& state);
   /// Applies an impulse [N s] at world point `point` [m] to a dynamic body now (its velocities
-  /// change at once); wakes its island. No effect on static and kinematic bodies.
+  /// change at once); wakes its island. No effect on static and kinematic bodies. Both vectors
+  /// must be finite.
   void apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point);
   /// True while the body belongs to a sleeping island (WorldDef::sleep): its velocities are zero
   /// and it is not stepped. Static and kinematic bodies never sleep.

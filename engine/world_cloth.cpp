@@ -6,48 +6,56 @@
 #include "cloth/cloth_mesh.h"
 #include "engine/cloth_from_def.h"
 #include "engine/world_impl.h"
+#include "engine/world_validate.h"
 
 namespace impetus {
 
 int World::create_cloth(const ClothDef& def) {
   Impl& w = *impl_;
+  // Everything is checked before anything is built: a rejected def leaves the world unchanged.
+  validate_cloth_def(def);
+  for (const ClothAttachDef& a : def.attach) {
+    if (a.body < 0 || a.body >= static_cast<int>(w.bodies.size()))
+      throw_world_misuse("create_cloth", "cloth '" + def.name + "': attachment body " +
+                                             std::to_string(a.body) + " out of range");
+  }
   ClothMesh mesh;
   if (def.is_grid) {
-    if (def.grid_resolution[0] < 1 || def.grid_resolution[1] < 1 || !(def.grid_size[0] > 0) ||
-        !(def.grid_size[1] > 0))
-      throw std::invalid_argument("cloth '" + def.name + "': grid size and resolution must be positive");
     mesh = make_grid_cloth(def.grid_size, def.grid_resolution, def.grid_center, def.grid_orientation);
   } else {
     mesh.vertices = def.mesh_vertices;
     mesh.triangles = def.mesh_triangles;
   }
-  const int n = static_cast<int>(mesh.vertices.size());
-  if (n < 3 || mesh.triangles.empty())
-    throw std::invalid_argument("cloth '" + def.name + "': needs at least one triangle");
-  for (int v : def.pin) {
-    if (v < 0 || v >= n) throw std::invalid_argument("cloth '" + def.name + "': pin index out of range");
-  }
   const ClothParams params = cloth_params_from_def(def, w.def.threads);
   ClothSim sim(mesh, params);
   for (const ClothAttachDef& a : def.attach) {
-    if (a.vertex < 0 || a.vertex >= n || a.body < 0 || a.body >= static_cast<int>(w.bodies.size()))
-      throw std::invalid_argument("cloth '" + def.name + "': attachment out of range");
     sim.attach(a.vertex, a.body, w.bodies[a.body].frame_pose());
   }
   w.cloths.push_back(Impl::Cloth{def.name, std::move(sim)});
   return static_cast<int>(w.cloths.size()) - 1;
 }
 
+const World::Impl::Cloth& World::Impl::check_cloth(int cloth, const char* function) const {
+  if (cloth < 0 || cloth >= static_cast<int>(cloths.size())) {
+    throw_world_misuse(function, "cloth index " + std::to_string(cloth) +
+                                     " out of range (the world has " +
+                                     std::to_string(cloths.size()) + " cloths)");
+  }
+  return cloths[cloth];
+}
+
 int World::cloth_count() const { return static_cast<int>(impl_->cloths.size()); }
-const std::string& World::cloth_name(int cloth) const { return impl_->cloths.at(cloth).name; }
+const std::string& World::cloth_name(int cloth) const {
+  return impl_->check_cloth(cloth, "cloth_name").name;
+}
 const std::vector<Vec3>& World::cloth_positions(int cloth) const {
-  return impl_->cloths.at(cloth).sim.positions();
+  return impl_->check_cloth(cloth, "cloth_positions").sim.positions();
 }
 const std::vector<std::array<int, 3>>& World::cloth_triangles(int cloth) const {
-  return impl_->cloths.at(cloth).sim.triangles();
+  return impl_->check_cloth(cloth, "cloth_triangles").sim.triangles();
 }
 int World::cloth_self_intersections(int cloth) const {
-  return impl_->cloths.at(cloth).sim.stats().self_intersections;
+  return impl_->check_cloth(cloth, "cloth_self_intersections").sim.stats().self_intersections;
 }
 double World::cloth_max_strain(int cloth) const { return impl_->cloths.at(cloth).sim.max_edge_strain(); }
 double World::cloth_max_compression(int cloth) const {

@@ -116,6 +116,11 @@ struct World::Impl {
     ClothSim sim;
   };
   std::vector<Cloth> cloths;
+  /// The body's index; throws std::invalid_argument("World::FUNCTION: invalid body id ...")
+  /// for a null, foreign or out-of-range id.
+  int check_body(BodyId id, const char* function) const;
+  /// The cloth; throws likewise for an index out of range.
+  const Cloth& check_cloth(int cloth, const char* function) const;
   std::vector<RigidCollider> cloth_colliders;  // scratch, reused
   std::vector<RigidImpulse> cloth_reactions;   // scratch, reused
 

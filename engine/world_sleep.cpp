@@ -29,6 +29,7 @@
 #include "collision/narrowphase.h"
 #include "dynamics/integrator.h"
 #include "engine/world_impl.h"
+#include "engine/world_validate.h"
 
 namespace impetus {
 
@@ -250,11 +251,13 @@ void World::Impl::store_solver_joints() {
 
 // ---- public API -------------------------------------------------------------------------------
 
-bool World::is_asleep(BodyId id) const { return impl_->bodies.at(id.index).asleep; }
+bool World::is_asleep(BodyId id) const {
+  return impl_->bodies[impl_->check_body(id, "is_asleep")].asleep;
+}
 
 void World::wake_body(BodyId id) {
   Impl& w = *impl_;
-  w.bodies.at(id.index);  // range check
+  w.check_body(id, "wake_body");
   size_sleep_arrays(w.sleep_time, w.sleep_island, w.bodies.size());
   w.wake_island(static_cast<int>(id.index));
   w.sleep_time[id.index] = 0;
@@ -262,7 +265,9 @@ void World::wake_body(BodyId id) {
 
 void World::apply_impulse(BodyId id, const Vec3& impulse, const Vec3& point) {
   Impl& w = *impl_;
-  RigidBodySim& b = w.bodies.at(id.index);
+  RigidBodySim& b = w.bodies[w.check_body(id, "apply_impulse")];
+  if (!impulse.allFinite() || !point.allFinite())
+    throw_world_misuse("apply_impulse", "impulse and point must be finite");
   if (!b.dynamic) return;
   wake_body(id);
   b.v += b.inv_mass * impulse;

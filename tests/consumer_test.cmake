@@ -38,7 +38,10 @@ endif()
 if(CXX_COMPILER)
   list(APPEND configure_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 endif()
-if(SANITIZE)
+if(SANITIZE STREQUAL "thread")
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=-fsanitize=thread"
+                             "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread")
+elseif(SANITIZE)
   # The installed library was built with ASan/UBSan; its consumer must link their runtimes.
   list(APPEND configure_args "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined"
                              "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")

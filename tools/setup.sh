@@ -13,6 +13,10 @@
 # puppeteer-core, and its glTF test runs npm gltf-validator. The npm packages go to
 # tools/viewer/node_modules (gitignored) from tools/viewer/package-lock.json, with Node.js and
 # npm from Debian when the machine has no npm yet.
+# `tools/setup.sh --sanitizers` also installs clang, LLVM's OpenMP runtime (libomp-dev, with the
+# Archer tool ThreadSanitizer needs) and llvm (llvm-symbolizer for readable reports): the
+# fuzzing (IMPETUS_FUZZ) and ThreadSanitizer (IMPETUS_SANITIZE=thread) builds of the README's
+# "Sanitizers and fuzzing". The normal build and CI never need them.
 #
 # libbenchmark-dev is deliberately not listed: impetus-bench uses its own small harness
 # (tools/bench/bench.h), so Google Benchmark is never needed. OpenMP comes with g++ (libgomp).
@@ -45,8 +49,10 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 if [[ "${1:-}" == --peers ]]; then
   packages+=(libmujoco-dev libfcl-dev)
+elif [[ "${1:-}" == --sanitizers ]]; then
+  packages+=(clang libomp-dev llvm)
 elif (($# > 0)); then
-  echo "usage: tools/setup.sh [--peers]" >&2
+  echo "usage: tools/setup.sh [--peers | --sanitizers]" >&2
   exit 2
 fi
 

@@ -1,6 +1,6 @@
 // Whole-step behaviour: a cloth dropped on a sphere never ends a step self-intersecting or
-// deeper than its thickness in the sphere; results are bit-identical for 1, 2 and 3 threads and
-// for the three culling modes (culling is exact, so it cannot change the simulation).
+// deeper than its thickness in the sphere; results are bit-identical for 1, 2, 3, 4 and 7
+// threads and for the three culling modes (culling is exact, so it cannot change the simulation).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -73,6 +73,8 @@ TEST(ClothSim, BitIdenticalAcrossThreadCounts) {
   const std::vector<Vec3> one = run(24, ConeCulling::Tight5pt, 1, 45, nullptr, 0.77);
   EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 2, 45, nullptr, 0.77)));
   EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 3, 45, nullptr, 0.77)));
+  EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 4, 45, nullptr, 0.77)));
+  EXPECT_TRUE(bitwise_equal(one, run(24, ConeCulling::Tight5pt, 7, 45, nullptr, 0.77)));
   // The same with every loop of more than one chunk forced parallel, whatever the machine's
   // load (by default small loops and busy machines run serially, cloth_parallel.h).
   ClothParallelTuning& tuning = cloth_parallel_tuning();
@@ -80,10 +82,14 @@ TEST(ClothSim, BitIdenticalAcrossThreadCounts) {
   tuning.min_items = 1;
   const std::vector<Vec3> two = run(24, ConeCulling::Tight5pt, 2, 45, nullptr, 0.77);
   const std::vector<Vec3> three = run(24, ConeCulling::Tight5pt, 3, 45, nullptr, 0.77);
+  const std::vector<Vec3> four = run(24, ConeCulling::Tight5pt, 4, 45, nullptr, 0.77);
+  const std::vector<Vec3> seven = run(24, ConeCulling::Tight5pt, 7, 45, nullptr, 0.77);
   tuning.load_gate = true;
   tuning.min_items = kMinParallelItems;
   EXPECT_TRUE(bitwise_equal(one, two));
   EXPECT_TRUE(bitwise_equal(one, three));
+  EXPECT_TRUE(bitwise_equal(one, four));
+  EXPECT_TRUE(bitwise_equal(one, seven));
 }
 
 TEST(ClothSim, CullingModesGiveTheSameSimulation) {

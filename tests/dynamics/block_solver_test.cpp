@@ -186,7 +186,7 @@ TEST(BlockSolverIterative, ColouredParallelSweepsGiveTheSameBitsForAnyThreadCoun
   Problem start = lattice(5, 0.5);
   start.prepare(1e-3);
   std::vector<Problem> results;
-  for (int threads : {1, 2, 3}) {
+  for (int threads : {1, 2, 3, 4, 7}) {
     Problem p = start;
     BlockSolverSettings settings;
     settings.method = BlockMethod::Iterative;

@@ -323,6 +323,8 @@ TEST(CcdWorld, FastSceneIsBitIdenticalAcrossThreadCounts) {
   const std::vector<BodyState> one = run_scene(true, 1, true, 60);
   EXPECT_TRUE(bit_equal(one, run_scene(true, 2, true, 60)));
   EXPECT_TRUE(bit_equal(one, run_scene(true, 3, true, 60)));
+  EXPECT_TRUE(bit_equal(one, run_scene(true, 4, true, 60)));
+  EXPECT_TRUE(bit_equal(one, run_scene(true, 7, true, 60)));
   // Nothing escaped through the wall or the ground.
   for (const BodyState& st : one) {
     EXPECT_LT(st.position.x(), 3.0);

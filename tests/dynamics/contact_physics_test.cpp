@@ -148,10 +148,10 @@ std::vector<double> final_state_bits(int threads) {
   return state;
 }
 
-TEST(Determinism, SameBitsForOneTwoAndThreeThreadsAndRepeatedRuns) {
+TEST(Determinism, SameBitsForOneToSevenThreadsAndRepeatedRuns) {
   setenv("IMPETUS_IGNORE_LOAD", "1", 1);  // run the parallel path even on a busy machine
   std::vector<double> one = final_state_bits(1);
-  for (int threads : {1, 2, 3}) {
+  for (int threads : {1, 2, 3, 4, 7}) {
     std::vector<double> other = final_state_bits(threads);
     ASSERT_EQ(one.size(), other.size());
     EXPECT_EQ(0, std::memcmp(one.data(), other.data(), one.size() * sizeof(double)))

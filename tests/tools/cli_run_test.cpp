@@ -173,7 +173,8 @@ TEST_F(CliTest, SameResultsAcrossRunsAndThreadCounts) {
   write_text(path("scene.json"), pile_scene().dump());
   std::vector<json> summaries;
   std::vector<std::string> trajectories;
-  const std::vector<std::pair<std::string, int>> runs = {{"a", 1}, {"b", 2}, {"c", 2}, {"d", 3}};
+  const std::vector<std::pair<std::string, int>> runs = {{"a", 1}, {"b", 2}, {"c", 2}, {"d", 3},
+                                                             {"e", 4}, {"f", 7}};
   for (const auto& [name, threads] : runs) {
     CommandResult r = cli("run " + quoted("scene.json") + " --out " + quoted(name) +
                           " --threads " + std::to_string(threads));

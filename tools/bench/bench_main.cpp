@@ -31,6 +31,7 @@ const std::vector<std::pair<std::string, std::string>> kDescriptions = {
     {"phong", "paper 2 section V: Phong penetration distance, cold/warm ms, direction continuity"},
     {"cloth", "paper 4: self-collision culling (none, provot_tang3, tight_5pt), CCD cost"},
     {"batch", "impetus batch: runs/s of 1 process, --jobs 2 and 2 MPI ranks, efficiency"},
+    {"soak", "box_pile, ragdolls, cloth_box_stack x 100,000 steps: divergence, memory, energy, sleep"},
 };
 
 // Suites whose source file is present in this build: CMakeLists.txt writes one

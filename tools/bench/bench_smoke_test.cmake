@@ -71,6 +71,12 @@ elseif(SUITE STREQUAL "cloth")
       list(APPEND required ${s}.${c}.pairs_mean ${s}.${c}.ms_per_frame)
     endforeach()
   endforeach()
+elseif(SUITE STREQUAL "soak")
+  foreach(s box_pile ragdolls cloth_box_stack)
+    list(APPEND required ${s}.steps ${s}.diverged ${s}.rss_mib_reference ${s}.rss_mib_end
+         ${s}.rss_growth_fraction ${s}.energy_max_rise_fraction ${s}.bodies_asleep_end
+         ${s}.dynamic_bodies)
+  endforeach()
 endif()
 
 # A required figure may only be absent when `skipped` names its part (its first dotted name).

@@ -23,5 +23,7 @@ int run_suite_cloth(const BenchOptions& options, BenchReport& report);
 int run_suite_batch(const BenchOptions& options, BenchReport& report);
 /// Paper 2 §V: Phong (gradient-continuous) penetration distance between polyhedra.
 int run_suite_phong(const BenchOptions& options, BenchReport& report);
+/// Reliability: box_pile, ragdolls, cloth_box_stack for 100,000 steps each (suite_soak.cpp).
+int run_suite_soak(const BenchOptions& options, BenchReport& report);
 
 }  // namespace impetus::bench

@@ -15,6 +15,8 @@ inline constexpr int kExitCheckFailed = 1;
 inline constexpr int kExitInvalid = 2;
 inline constexpr int kExitDiverged = 3;
 inline constexpr int kExitInternal = 4;
+/// Also 4: an output (a file under --out, stdout) cannot be written (output-format.md).
+inline constexpr int kExitOutput = 4;
 
 struct OptionSpec {
   std::string name;   // "--out"

@@ -74,9 +74,9 @@ int command_check(const std::vector<std::string>& args) {
   if (!options.steps) options.steps = golden->steps;
 
   RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
-  if (outcome.exit_code == kExitInvalid) {
+  if (outcome.exit_code == kExitInvalid || outcome.exit_code == kExitOutput) {
     print_error(outcome.error);
-    return kExitInvalid;
+    return outcome.exit_code;
   }
   if (outcome.exit_code == kExitDiverged) {
     // Not an error of the check itself: the comparison of statuses below decides.

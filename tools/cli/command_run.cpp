@@ -5,6 +5,7 @@
 #include "collision/base/log.h"
 #include "engine/scene_overrides.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/interrupt.h"
 #include "tools/cli/progress_bar.h"
 #include "tools/cli/scene_command.h"
 #include "tools/cli/viewer_outputs.h"
@@ -127,10 +128,12 @@ int command_run(const std::vector<std::string>& args) {
   if (!scene) return kExitInvalid;
   options.scene_file = scene_path;
 
+  InterruptGuard interrupt;
+  options.interrupt = interrupt.flag();
   RunOutcome outcome = run_with_progress(*scene, options, parsed->has("--quiet"));
-  if (outcome.exit_code == kExitInvalid) {
+  if (outcome.exit_code == kExitInvalid || outcome.exit_code == kExitOutput) {
     print_error(outcome.error);
-    return kExitInvalid;
+    return outcome.exit_code;
   }
   // summary.json is written (finished or diverged): the viewer files describe either.
   viewer.scene = &*scene;
@@ -141,6 +144,11 @@ int command_run(const std::vector<std::string>& args) {
     print_error(scene_path + ": simulation diverged: " + outcome.error);
     logger()->info("partial results (status \"diverged\") in {}", options.out_dir);
     return kExitDiverged;
+  }
+  if (outcome.final.status == "interrupted") {
+    print_error(scene_path + ": " + outcome.error + "; results so far (status \"interrupted\") in " +
+                options.out_dir);
+    return outcome.exit_code;
   }
   logger()->info("{} steps in {:.3f} s; results in {} (summary.json, trajectory.jsonl)",
                  outcome.final.steps, outcome.wall_seconds, options.out_dir);

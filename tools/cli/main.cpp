@@ -1,6 +1,8 @@
 // The `impetus` program: dispatches to the commands, owns --help/--version and the last-resort
 // catch, so that no exception ever escapes (exit 4, one `error: internal: ...` line).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -75,7 +77,12 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     int status = dispatch(args);
-    std::fflush(stdout);
+    // Output to a full or closed stdout (`impetus query q.json > /dev/full`) is an error, not
+    // a silent loss: stdout is buffered, so the failure shows at the flush.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      print_error(std::string("cannot write to standard output: ") + std::strerror(errno));
+      return kExitOutput;
+    }
     return status;
   } catch (const std::exception& e) {
     print_error(std::string("internal: ") + e.what());

@@ -288,9 +288,12 @@ TEST(SelfCollisionCullingScenes, DrapeOverSphere) {
 }
 
 TEST(SelfCollisionCullingScenes, Flag) {
-  const Recording rec = record(kSource + "/scenes/cloth_flag.json", {1, 1, 20, 30});
+  // The flag hangs from its pole and only brushes itself now and then (it used to crumple
+  // against the pole it is attached to, which gave many contacts): every 10th step is checked,
+  // and at least one of them must have self-contacts for the check to mean something.
+  const Recording rec = record(kSource + "/scenes/cloth_flag.json", {1, 1, 10, 60});
   const Totals t = check_frames(rec, "cloth_flag");
-  EXPECT_GE(t.frames_with_contacts, 5);
+  EXPECT_GE(t.frames_with_contacts, 1);
 }
 
 TEST(SelfCollisionCullingScenes, ClothOnBoxStack) {

@@ -273,7 +273,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
     ClothRigidStats second;
     resolve_cloth_rigid(s.x, s.u, s.v, mass, s.inv_mass, s.topology.edges, colliders, rs, s.rigid_work,
                         reactions, second);
-    s.stats.rigid_max_penetration = std::max(rstats.max_penetration, second.max_penetration);
+    rstats.max_penetration = std::max(rstats.max_penetration, second.max_penetration);
   }
   if (s.params.strain_limit > 0 && s.strain.has_tethers()) s.hold_bodies_by_tethers(colliders, reactions);
   s.stats.rigid_max_penetration = rstats.max_penetration;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collision/base/log.h"
+#include "engine/atomic_file.h"
 #include "tools/cli/batch_manifest.h"
 #include "tools/cli/batch_mpi.h"
 #include "tools/cli/batch_report.h"
@@ -25,28 +26,12 @@ namespace {
 namespace fs = std::filesystem;
 using Ordered = nlohmann::ordered_json;
 
-// Through a temporary and a rename, so that a batch killed while writing (the reports are
-// rewritten while it runs) never leaves a truncated file.
+// Through a temporary and a rename (engine/atomic_file.h), so that a batch killed while writing
+// (the reports are rewritten while it runs) never leaves a truncated file.
 bool write_text_file(const fs::path& path, const std::string& text, std::string* error) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      *error = path.string() + ": cannot write";
-      return false;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    *error = path.string() + ": cannot rename into place: " + ec.message();
-    return false;
-  }
-  return true;
+  return write_file_atomically(path.string(), text, error);
 }
 
 struct BatchCommandOptions {

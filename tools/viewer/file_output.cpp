@@ -1,23 +1,16 @@
 #include "tools/viewer/file_output.h"
 
+#include "engine/atomic_file.h"
+
 #include <fstream>
 #include <sstream>
 
 namespace impetus::viewer {
 
 bool write_text_file(const std::filesystem::path& path, std::string_view bytes, std::string* error) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    *error = path.string() + ": cannot open for writing";
-    return false;
-  }
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  file.flush();
-  if (!file) {
-    *error = path.string() + ": write failed";
-    return false;
-  }
-  return true;
+  // Through a temporary and a rename, as every output of a run (engine/atomic_file.h): a reader
+  // never sees half a page.
+  return write_file_atomically(path.string(), bytes, error);
 }
 
 bool read_text_file(const std::filesystem::path& path, std::string* bytes, std::string* error) {

@@ -125,9 +125,9 @@ class IslandBlockSolver {
 
  private:
   int local_index(int body) const;  // -1 when not an unknown of this island
-  /// Breadth-first depth of every island body from the bodies anchored to static ones or the
-  /// world (0), and the visiting order.
-  void body_depths() const;  // fills scratch_: body → blocks (CSR), depths, breadth-first order
+  /// Fills scratch_ with each body's blocks (CSR), the breadth-first depth of every island body
+  /// from the bodies anchored to static ones or the world (0), and the visiting order.
+  void body_depths() const;
   /// Bodies on the longest anchored path of the island (1 + the largest body depth).
   int layer_count() const;
   Vec3 block_velocity(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;

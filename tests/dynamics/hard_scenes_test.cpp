@@ -60,7 +60,12 @@ double lowest_z(const Shape& shape, const BodyState& s) {
 
 // ---- Item 2: an "explosion" start must not push anything through static geometry. ----------
 
-TEST(HardScenes, OverlappingSpheresSeparateWithoutPassingThroughTheFloor) {
+// Several random clusters: seed 7 drawn x, y, z is the one that, before spawn separation held
+// bodies off static geometry, pushed a sphere 44 m below the floor before the first step
+// (found when clang, which evaluates arguments in another order than GCC, built this test).
+class Explosion : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(Explosion, OverlappingSpheresSeparateWithoutPassingThroughTheFloor) {
   WorldDef wd;
   wd.threads = 1;
   World world(wd);
@@ -69,10 +74,14 @@ TEST(HardScenes, OverlappingSpheresSeparateWithoutPassingThroughTheFloor) {
   world.create_body(test::make_body("floor", Shape::box(Vec3(50, 50, 0.05)), Vec3(0, 0, -0.05),
                                     MotionType::Static));
   const double r = 0.1;
-  Lcg rng{7};
+  Lcg rng{GetParam()};
   std::vector<BodyId> balls;
   for (int i = 0; i < 200; ++i) {
-    Vec3 p(-0.3 + 0.6 * rng.next(), -0.3 + 0.6 * rng.next(), r + 0.6 * rng.next());
+    // One draw per statement: the order of evaluation of function arguments is unspecified
+    // (GCC and clang differ), and the scene must be the same whichever compiler built it.
+    const double x = -0.3 + 0.6 * rng.next();
+    const double y = -0.3 + 0.6 * rng.next();
+    const Vec3 p(x, y, r + 0.6 * rng.next());
     balls.push_back(world.create_body(test::make_body("s" + std::to_string(i), Shape::sphere(r), p)));
   }
   double deepest = 0, fastest_late = 0;
@@ -81,11 +90,13 @@ TEST(HardScenes, OverlappingSpheresSeparateWithoutPassingThroughTheFloor) {
     for (BodyId b : balls) deepest = std::max(deepest, r - world.body_state(b).position.z());
     if (step >= 240) fastest_late = std::max(fastest_late, max_dynamic_speed(world));
   }
-  std::printf("[ measure  ] explosion: deepest below floor %.2f mm, fastest after 1 s %.3f m/s\n",
-              1e3 * deepest, fastest_late);
+  std::printf("[ measure  ] explosion (seed %u): deepest below floor %.2f mm, fastest after 1 s %.3f m/s\n",
+              GetParam(), 1e3 * deepest, fastest_late);
   EXPECT_LT(deepest, 0.005);
   EXPECT_LT(fastest_late, 3.0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Seeds, Explosion, ::testing::Values(7u, 8u, 9u));
 
 // ---- Item 3: a box pile at game time steps comes to rest. ---------------------------------
 

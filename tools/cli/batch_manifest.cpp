@@ -362,17 +362,36 @@ bool valid_run_id(const std::string& id) {
   return true;
 }
 
-std::optional<BatchManifest> load_batch_manifest(const std::string& file, std::string* error) {
-  std::optional<json> doc = read_json_file(file, "manifest", error);
-  if (!doc) return std::nullopt;
+namespace {
+
+std::optional<BatchManifest> manifest_from_document(const json& doc, const std::string& file,
+                                                    std::string* error) {
   try {
-    return read_manifest(*doc, file);
+    return read_manifest(doc, file);
   } catch (const JsonError& e) {
     *error = file + ": " + e.message();
   } catch (const std::exception& e) {
     *error = file + ": " + e.what();
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<BatchManifest> load_batch_manifest(const std::string& file, std::string* error) {
+  std::optional<json> doc = read_json_file(file, "manifest", error);
+  if (!doc) return std::nullopt;
+  return manifest_from_document(*doc, file, error);
+}
+
+std::optional<BatchManifest> parse_batch_manifest(const std::string& text, const std::string& file,
+                                                  std::string* error) {
+  std::optional<json> doc = parse_json_text(text, error);
+  if (!doc) {
+    *error = file + ": " + *error;
+    return std::nullopt;
+  }
+  return manifest_from_document(*doc, file, error);
 }
 
 }  // namespace impetus::cli

@@ -60,6 +60,12 @@ struct BatchManifest {
 /// "FILE: JSON.PATH: problem" (without "error: ").
 std::optional<BatchManifest> load_batch_manifest(const std::string& file, std::string* error);
 
+/// The same for a manifest already in memory: `text` as if read from `file` (relative scene and
+/// golden paths resolve against the folder of `file`; the file itself is not read). Used by the
+/// batch-manifest fuzz target.
+std::optional<BatchManifest> parse_batch_manifest(const std::string& text, const std::string& file,
+                                                  std::string* error);
+
 /// Whether `id` is a valid run id: letters, digits and . _ = + - (not starting with . or -),
 /// at most 200 characters. Ids name folders, so nothing else is allowed.
 bool valid_run_id(const std::string& id);

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "collision/narrowphase.h"
 #include "contact_checks.h"
@@ -62,8 +64,14 @@ TEST(Collide, ConvexPairsAgreeWithSupportFunctionReference) {
         if (m.count == 0) continue;
         // A capsule lying on a face within 5 degrees gives both clipped ends of its core; their
         // witnesses are the lowest points of the balls there, within r(1 − cos 5°) of its surface.
+        // Two capsules within 30° of parallel also give the ends of their common stretch: an end
+        // ball of one core against the other core, its witness within r(1 − cos θ) of the
+        // surface for axes θ apart.
+        const bool capsules = ta == ShapeType::Capsule && tb == ShapeType::Capsule;
+        const double axes_cos = std::abs(pa.rotate(Vec3::UnitZ()).dot(pb.rotate(Vec3::UnitZ())));
         auto residual_tol = [&](const Shape& s) {
-          return s.type == ShapeType::Capsule && m.count > 1 ? 4e-3 * s.radius : 1e-6 * scale;
+          if (s.type != ShapeType::Capsule || m.count == 1) return 1e-6 * scale;
+          return std::max(4e-3, capsules ? 1 - axes_cos : 0.0) * s.radius + 1e-6 * scale;
         };
         for (int k = 0; k < m.count; ++k) {
           EXPECT_LT(testref::surface_residual(a, pa, m.points[k].point_a), residual_tol(a)) << what;
@@ -217,6 +225,46 @@ TEST(Collide, HullsAndCapsulesRestFlat) {
   collide(cap, p_cap, cap, p_cap2, 0.01, cc);
   ASSERT_EQ(cc.count, 2);
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(cc.points[i].separation, -0.003, 1e-9);
+}
+
+TEST(Collide, CapsulesCrossingAtASmallAngleGetTheEndsOfTheirStretch) {
+  // b lies on a, crossed at 15° and shifted along a: besides the closest point, the two ends of
+  // the stretch where both cores exist (b's low end over a, a's high end under b) get points,
+  // each as deep as its end ball is in the other capsule. Reference: dense sampling of the
+  // other core.
+  const double r = 0.07, h = 0.1;
+  const Shape cap = Shape::capsule(r, h);
+  Pose pa, pb;
+  pa.orientation = Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY()));  // core along x
+  pb.orientation = Quat(Eigen::AngleAxisd(15 * kPi / 180, Vec3::UnitZ())) * pa.orientation;
+  pb.position = Vec3(0.03, 0, 2 * r - 0.001);
+  auto ends = [&](const Pose& p) {
+    return std::array<Vec3, 2>{p.apply(Vec3(0, 0, -h)), p.apply(Vec3(0, 0, h))};
+  };
+  auto ball_to_core = [&](const Vec3& c, const std::array<Vec3, 2>& core) {
+    double best = 1e300;
+    for (int i = 0; i <= 100000; ++i) best = std::min(best, (c - (core[0] + (core[1] - core[0]) * (i / 1e5))).norm());
+    return best - 2 * r;
+  };
+  const std::array<Vec3, 2> ea = ends(pa), eb = ends(pb);
+  const double low_b = ball_to_core(eb[0].x() < eb[1].x() ? eb[0] : eb[1], ea);
+  const double high_a = ball_to_core(ea[0].x() > ea[1].x() ? ea[0] : ea[1], eb);
+  Manifold m;
+  ASSERT_TRUE(collide(cap, pa, cap, pb, 0.01, m));
+  ASSERT_EQ(m.count, 3);
+  EXPECT_NEAR(m.points[0].separation, -0.001, 1e-9);  // the crossing
+  std::vector<double> got = {m.points[1].separation, m.points[2].separation};
+  std::vector<double> want = {low_b, high_a};
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_GT(want[k], 0);  // speculative: the ends do not touch yet
+    EXPECT_NEAR(got[k], want[k], 1e-8);
+  }
+  // A steep crossing (60°) keeps the single closest point.
+  pb.orientation = Quat(Eigen::AngleAxisd(kPi / 3, Vec3::UnitZ())) * pa.orientation;
+  ASSERT_TRUE(collide(cap, pa, cap, pb, 0.01, m));
+  EXPECT_EQ(m.count, 1);
 }
 
 TEST(Collide, SpeculativeContactsFollowTheMargin) {

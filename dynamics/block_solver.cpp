@@ -422,8 +422,10 @@ bool IslandBlockSolver::propagate_impacts(std::vector<RigidBodySim>& bodies,
   // joints and the articulated bodies' coupled inertia) but only that contact active — the
   // sequential collision processing that lets a Newton's cradle pass its momentum through,
   // which a single simultaneous solve cannot (it splits the momentum among touching balls).
-  std::vector<ContactMode> modes(blocks_.size());
-  std::vector<Vec3> total(blocks_.size(), Vec3::Zero());
+  std::vector<ContactMode>& modes = impact_modes_;
+  std::vector<Vec3>& total = impact_total_;
+  modes.assign(blocks_.size(), ContactMode{});
+  total.assign(blocks_.size(), Vec3::Zero());
   const int max_impacts = 4 * static_cast<int>(blocks_.size());
   bool any = false;
   for (int impact = 0; impact < max_impacts; ++impact) {

@@ -253,6 +253,13 @@ class IslandBlockSolver {
   mutable OrderingScratch scratch_;
   std::vector<int> exact_rows_, exact_pivots_;  // the exact path's elimination order
   std::vector<Vec3> exact_rhs_, exact_x_;       // the exact path's right-hand side and solution
+  std::vector<ContactMode> impact_modes_;       // propagate_impacts scratch
+  std::vector<Vec3> impact_total_;
+  // Exact post-stabilisation scratch: right-hand side and solution of a pass, and the poses
+  // before it (to undo a pass that made things worse).
+  std::vector<Vec3> stabilize_rhs_, stabilize_x_, saved_x_;
+  std::vector<Quat> saved_q_;
+  std::vector<double> saved_corrected_;
 };
 
 }  // namespace impetus

@@ -93,7 +93,9 @@ bool IslandBlockSolver::stabilize_exact(std::vector<RigidBodySim>& bodies,
                                         const BlockSolverSettings& settings) {
   if (!position_targets(bodies, contacts, joints, settings, target_)) return false;
   const int nb = static_cast<int>(bodies_.size());
-  std::vector<Vec3> rhs(unknown_count(), Vec3::Zero()), x;
+  std::vector<Vec3>& rhs = stabilize_rhs_;
+  std::vector<Vec3>& x = stabilize_x_;
+  rhs.assign(unknown_count(), Vec3::Zero());
   Mat3 jv[2], jw[2], self;
   Vec3 unused_rhs;
   for (size_t k = 0; k < blocks_.size(); ++k) {
@@ -126,9 +128,11 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   }
   // The exact path re-linearises: each pass measures the errors again at the corrected poses
   // and solves with the same factorisation (a Newton-like iteration on the position error).
-  std::vector<Vec3> saved(2 * bodies_.size());
-  std::vector<Quat> saved_q(bodies_.size());
-  std::vector<double> saved_corrected;
+  std::vector<Vec3>& saved = saved_x_;
+  std::vector<Quat>& saved_q = saved_q_;
+  std::vector<double>& saved_corrected = saved_corrected_;
+  saved.resize(2 * bodies_.size());
+  saved_q.resize(bodies_.size());
   for (int pass = 0; pass < settings.stabilization_passes; ++pass) {
     const double before = position_error(bodies, contacts, joints);
     for (size_t l = 0; l < bodies_.size(); ++l) {

@@ -137,7 +137,8 @@ void World::Impl::share_step_times_across_joints() {
   // stop. Union–find over the joints, smallest index as the root: deterministic.
   if (joints.empty()) return;
   const int n = static_cast<int>(bodies.size());
-  std::vector<int> parent(n);
+  std::vector<int>& parent = joint_group_parent;
+  parent.resize(n);
   for (int i = 0; i < n; ++i) parent[i] = i;
   auto root = [&](int i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -152,7 +153,8 @@ void World::Impl::share_step_times_across_joints() {
     linked = true;
   }
   if (!linked) return;
-  std::vector<double> group_time(n, std::numeric_limits<double>::infinity());
+  std::vector<double>& group_time = joint_group_time;
+  group_time.assign(n, std::numeric_limits<double>::infinity());
   for (int i = 0; i < n; ++i) group_time[root(i)] = std::min(group_time[root(i)], step_times[i]);
   for (int i = 0; i < n; ++i) {
     if (bodies[i].dynamic) step_times[i] = group_time[root(i)];

@@ -64,8 +64,14 @@ struct CachedImpulse {
   double normal = 0;
   double tangent[2] = {0, 0};
   std::uint8_t mode = 1;
+  std::uint32_t order = 0;  // position before sorting: equal keys keep it (sort_warm_cache)
   bool operator<(const CachedImpulse& other) const { return key < other.key; }
 };
+
+/// Sorts by key, equal keys in their present order, as std::stable_sort would but without its
+/// temporary buffer (a heap allocation every step): the lookups then pick the same entry on
+/// every run.
+void sort_warm_cache(std::vector<CachedImpulse>& cache);
 
 struct World::Impl {
   WorldDef def;
@@ -87,6 +93,8 @@ struct World::Impl {
   // CCD (world_ccd.cpp).
   std::vector<Aabb> swept_boxes;           // per moving body: its broadphase box this step
   std::vector<double> step_times;          // per body: time advanced this step; empty = all h
+  std::vector<int> joint_group_parent;     // share_step_times_across_joints scratch
+  std::vector<double> joint_group_time;
   std::vector<int> ccd_bodies;             // scratch: fast bodies this step, by index
   std::vector<int> ccd_slot;               // scratch: body → position in ccd_bodies or −1
   std::vector<std::vector<int>> ccd_candidates;  // scratch, per fast body

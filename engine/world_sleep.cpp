@@ -96,7 +96,7 @@ void World::Impl::wake_island(int body) {
     }
   }
   slept_impulses.resize(kept);
-  if (restored) std::stable_sort(warm_cache.begin(), warm_cache.end());
+  if (restored) sort_warm_cache(warm_cache);
 }
 
 void World::Impl::wake_touched_islands(double h) {

@@ -173,8 +173,14 @@ void World::Impl::store_warm_start() {
     entry.mode = c.mode;
     warm_cache.push_back(entry);
   }
-  // stable_sort: equal keys keep pair order, so lookups pick the same entry on every run.
-  std::stable_sort(warm_cache.begin(), warm_cache.end());
+  sort_warm_cache(warm_cache);
+}
+
+void sort_warm_cache(std::vector<CachedImpulse>& cache) {
+  for (std::size_t i = 0; i < cache.size(); ++i) cache[i].order = static_cast<std::uint32_t>(i);
+  std::sort(cache.begin(), cache.end(), [](const CachedImpulse& a, const CachedImpulse& b) {
+    return a.key != b.key ? a.key < b.key : a.order < b.order;
+  });
 }
 
 }  // namespace impetus

@@ -39,6 +39,11 @@ struct ClothRigidSettings {
   int threads = 0;
   // Cloth triangles for the rigid-corner ↔ cloth-face contacts (none without them).
   const std::vector<std::array<int, 3>>* triangles = nullptr;
+  // When set (one flag per vertex): a pass over the elements (vertices, edges, triangles) with
+  // at least one flagged vertex only, for a second pass after a correction that moved those
+  // vertices; the others, resolved by the first pass and not moved since, keep their state and
+  // their contact records in the workspace.
+  const std::vector<char>* active_vertices = nullptr;
 };
 
 struct ClothRigidStats {

@@ -108,6 +108,15 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
   constexpr double kInterior = 1e-3;
   const int nc = static_cast<int>(colliders.size());
   const ClothRigidSettings& s = pass.s;
+  // Core segments of the spheres and capsules (the same numbers for every edge).
+  std::vector<std::array<Vec3, 2>>& cores = pass.work.cores;
+  cores.resize(nc);
+  for (int c = 0; c < nc; ++c) {
+    const RigidCollider& col = colliders[c];
+    if (col.shape.type != ShapeType::Sphere && col.shape.type != ShapeType::Capsule) continue;
+    const double hl = col.shape.type == ShapeType::Capsule ? col.shape.half_length : 0.0;
+    cores[c] = {col.pose.apply(Vec3(0, 0, -hl)), col.pose.apply(Vec3(0, 0, hl))};
+  }
   for (const auto& e : edges) {
     const int i = e[0], j = e[1];
     if (!(pass.inv_mass[i] > 0) && !(pass.inv_mass[j] > 0)) continue;
@@ -126,9 +135,7 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
       Vec3 n, surface;
       if (type == ShapeType::Sphere || type == ShapeType::Capsule) {
         // Closed form about the shape's core segment.
-        const double hl = type == ShapeType::Capsule ? col.shape.half_length : 0.0;
-        const Vec3 c0 = col.pose.apply(Vec3(0, 0, -hl)), c1 = col.pose.apply(Vec3(0, 0, hl));
-        const SegmentSegmentClosest cl = segment_segment_closest(a, b, c0, c1);
+        const SegmentSegmentClosest cl = segment_segment_closest(a, b, cores[c][0], cores[c][1]);
         if (!(cl.distance > 0)) continue;
         edge_s = cl.s;
         dist = cl.distance - col.shape.radius;
@@ -268,15 +275,15 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     // involved, far above their round-off) makes sure the exact test would skip them too.
     const double dt = (p1.position - p0.position).norm();
     const double dr = (p1.orientation.toRotationMatrix() - p0.orientation.toRotationMatrix()).norm();
-    auto surely_slow = [&](const std::array<int, 3>& tri) {
-      for (int k : tri) {
-        const double reach = (pass.x0[k] - p0.position).norm(), step = pass.u[k].norm();
-        const double est = dr * reach + step + dt;
-        if (!(est + 1e-9 * (reach + step + dt + est) < gate)) return false;
-      }
-      return true;
-    };
+    std::vector<char>& slow = pass.work.slow;
+    slow.resize(pass.x0.size());
+    for (size_t k = 0; k < pass.x0.size(); ++k) {
+      const double reach = (pass.x0[k] - p0.position).norm(), step = pass.u[k].norm();
+      const double est = dr * reach + step + dt;
+      slow[k] = est + 1e-9 * (reach + step + dt + est) < gate;
+    }
     for (const auto& tri : triangles) {
+      if (slow[tri[0]] && slow[tri[1]] && slow[tri[2]]) continue;
       if (!(pass.inv_mass[tri[0]] > 0) && !(pass.inv_mass[tri[1]] > 0) && !(pass.inv_mass[tri[2]] > 0))
         continue;
       if (!pass.any_active(tri.data(), 3)) continue;
@@ -286,7 +293,6 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
         box.grow(Vec3(pass.x0[k] + pass.u[k]));
       }
       if (!box.overlaps(swept)) continue;
-      if (surely_slow(tri)) continue;
       if (anchored_on(pass, tri.data(), 3, col)) continue;
       std::array<Vec3, 3> q0, q1;
       double bound = 0;  // fastest corner's displacement relative to the body over the step

@@ -63,6 +63,8 @@ struct ClothRigidWorkspace {
   std::vector<int> slot_count;
   std::vector<double> depth;
   std::vector<Aabb> triangle_boxes;
+  std::vector<std::array<Vec3, 2>> cores;  // per collider: core segment of a sphere or capsule
+  std::vector<char> slow;  // per vertex: surely slower relative to the body than the swept gate
   // Output, per vertex: the collider of its last contact this step (−1: none) and the contact
   // point on the body.
   std::vector<int> contact_collider;

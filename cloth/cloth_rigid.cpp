@@ -32,6 +32,15 @@ struct ContactPass {
   ClothRigidStats& stats;
   ClothRigidWorkspace& work;
   int collider = -1;  // index of `col` in the colliders, for the contact record
+  const std::vector<char>* active = nullptr;  // settings.active_vertices
+
+  // Whether the element with these vertices is resolved in this pass (one active vertex).
+  bool any_active(const int* idx, int count) const {
+    if (!active) return true;
+    for (int k = 0; k < count; ++k)
+      if ((*active)[idx[k]]) return true;
+    return false;
+  }
 
   // Contact of the cloth point Σ w_k x_k with `col` at its surface point `surface`, normal n
   // out of the body, `depth` = thickness − gap > 0: push the point out to the thickness
@@ -99,9 +108,19 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
   constexpr double kInterior = 1e-3;
   const int nc = static_cast<int>(colliders.size());
   const ClothRigidSettings& s = pass.s;
+  // Core segments of the spheres and capsules (the same numbers for every edge).
+  std::vector<std::array<Vec3, 2>>& cores = pass.work.cores;
+  cores.resize(nc);
+  for (int c = 0; c < nc; ++c) {
+    const RigidCollider& col = colliders[c];
+    if (col.shape.type != ShapeType::Sphere && col.shape.type != ShapeType::Capsule) continue;
+    const double hl = col.shape.type == ShapeType::Capsule ? col.shape.half_length : 0.0;
+    cores[c] = {col.pose.apply(Vec3(0, 0, -hl)), col.pose.apply(Vec3(0, 0, hl))};
+  }
   for (const auto& e : edges) {
     const int i = e[0], j = e[1];
     if (!(pass.inv_mass[i] > 0) && !(pass.inv_mass[j] > 0)) continue;
+    if (!pass.any_active(e.data(), 2)) continue;
     for (int c = 0; c < nc; ++c) {
       pass.collider = c;
       const RigidCollider& col = colliders[c];
@@ -116,9 +135,7 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
       Vec3 n, surface;
       if (type == ShapeType::Sphere || type == ShapeType::Capsule) {
         // Closed form about the shape's core segment.
-        const double hl = type == ShapeType::Capsule ? col.shape.half_length : 0.0;
-        const Vec3 c0 = col.pose.apply(Vec3(0, 0, -hl)), c1 = col.pose.apply(Vec3(0, 0, hl));
-        const SegmentSegmentClosest cl = segment_segment_closest(a, b, c0, c1);
+        const SegmentSegmentClosest cl = segment_segment_closest(a, b, cores[c][0], cores[c][1]);
         if (!(cl.distance > 0)) continue;
         edge_s = cl.s;
         dist = cl.distance - col.shape.radius;
@@ -163,6 +180,7 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
   tri_box.assign(nt, Aabb{});
   Aabb cloth_box;
   for (int t = 0; t < nt; ++t) {
+    if (!pass.any_active(triangles[t].data(), 3)) continue;  // its empty box overlaps nothing
     for (int k : triangles[t]) tri_box[t].grow(Vec3(pass.x0[k] + pass.u[k]));
     tri_box[t] = tri_box[t].inflated(s.thickness);
     cloth_box.grow(tri_box[t]);
@@ -249,9 +267,26 @@ void resolve_swept(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     const ConvexSupport body = make_convex_support(col.shape, Pose{});
     GjkOptions options;
     options.inflate_a = body.radius;
+    // A cheap upper bound of a corner's motion relative to the body, to skip the triangles that
+    // the gate below would skip without rotating their corners into the body frame (most of
+    // them, and all against a static body): with q = Rᵀ(x − t) at both ends,
+    // q1 − q0 = (R1 − R0)ᵀ(x0 − t0) + R1ᵀ(u − (t1 − t0)), so
+    // |q1 − q0| ≤ ‖R1 − R0‖_F·|x0 − t0| + |u| + |t1 − t0|. The margin (10⁻⁹ of the lengths
+    // involved, far above their round-off) makes sure the exact test would skip them too.
+    const double dt = (p1.position - p0.position).norm();
+    const double dr = (p1.orientation.toRotationMatrix() - p0.orientation.toRotationMatrix()).norm();
+    std::vector<char>& slow = pass.work.slow;
+    slow.resize(pass.x0.size());
+    for (size_t k = 0; k < pass.x0.size(); ++k) {
+      const double reach = (pass.x0[k] - p0.position).norm(), step = pass.u[k].norm();
+      const double est = dr * reach + step + dt;
+      slow[k] = est + 1e-9 * (reach + step + dt + est) < gate;
+    }
     for (const auto& tri : triangles) {
+      if (slow[tri[0]] && slow[tri[1]] && slow[tri[2]]) continue;
       if (!(pass.inv_mass[tri[0]] > 0) && !(pass.inv_mass[tri[1]] > 0) && !(pass.inv_mass[tri[2]] > 0))
         continue;
+      if (!pass.any_active(tri.data(), 3)) continue;
       Aabb box;
       for (int k : tri) {
         box.grow(pass.x0[k]);
@@ -338,7 +373,9 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
   stats = ClothRigidStats{};
   const int nv = static_cast<int>(x0.size());
   const int nc = static_cast<int>(colliders.size());
-  work.contact_collider.assign(nv, -1);
+  const std::vector<char>* active = s.active_vertices;
+  // A restricted pass keeps the contact records of the vertices it does not visit.
+  if (!active || work.contact_collider.size() != x0.size()) work.contact_collider.assign(nv, -1);
   work.contact_point.resize(nv);
   if (nc == 0 || nv == 0) return;
   std::vector<Aabb>& boxes = work.collider_boxes;
@@ -350,6 +387,7 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
     mu[c] = std::sqrt(std::max(0.0, s.friction * colliders[c].friction));
   }
   ContactPass pass{x0, u, v, mass, inv_mass, s, reactions, stats, work};
+  pass.active = active;
   if (s.triangles) resolve_swept(pass, *s.triangles, colliders, mu);
   // Each vertex writes its own slots; the reactions are compacted in vertex order afterwards.
   std::vector<std::array<RigidImpulse, kSlotsPerVertex>>& slots = work.slots;
@@ -360,6 +398,7 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
   depth.assign(nv, 0.0);
   cloth_parallel_for(nv, s.threads, [&](std::ptrdiff_t i) {
     if (!(inv_mass[i] > 0)) return;
+    if (active && !(*active)[i]) return;
     for (int c = 0; c < nc; ++c) {
       const RigidCollider& col = colliders[c];
       const Vec3 x = x0[i] + u[i];

@@ -39,6 +39,11 @@ struct ClothRigidSettings {
   int threads = 0;
   // Cloth triangles for the rigid-corner ↔ cloth-face contacts (none without them).
   const std::vector<std::array<int, 3>>* triangles = nullptr;
+  // When set (one flag per vertex): a pass over the elements (vertices, edges, triangles) with
+  // at least one flagged vertex only, for a second pass after a correction that moved those
+  // vertices; the others, resolved by the first pass and not moved since, keep their state and
+  // their contact records in the workspace.
+  const std::vector<char>* active_vertices = nullptr;
 };
 
 struct ClothRigidStats {
@@ -58,6 +63,8 @@ struct ClothRigidWorkspace {
   std::vector<int> slot_count;
   std::vector<double> depth;
   std::vector<Aabb> triangle_boxes;
+  std::vector<std::array<Vec3, 2>> cores;  // per collider: core segment of a sphere or capsule
+  std::vector<char> slow;  // per vertex: surely slower relative to the body than the swept gate
   // Output, per vertex: the collider of its last contact this step (−1: none) and the contact
   // point on the body.
   std::vector<int> contact_collider;

@@ -46,6 +46,7 @@ struct ClothSim::Impl {
   StrainLimiter strain;
   ClothRigidWorkspace rigid_work;
   std::vector<Vec3> u_before_limit;
+  std::vector<char> limit_moved;  // per vertex: the second strain limit changed its u
   double max_strain_seen = 0;
   std::vector<Vec3> x, v, dv, rhs, u, z, pin_target, Adv;
   std::vector<double> inv_mass;
@@ -253,9 +254,11 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   s.stats.rigid_swept_contacts = rstats.swept_contacts;
   // The contacts push vertices out along the shapes' normals, which stretches the edges around
   // them (a sheet settling on a sphere: 5–7% on the drape). Limit once more (edges only: the
-  // tethers pull straight through bodies) and resolve the contacts again; the second contact
-  // pass sweeps each triangle from its start to its new end position, so nothing the limit
-  // moved can cross a body.
+  // tethers pull straight through bodies) and resolve the contacts again for the elements the
+  // limit moved (a vertex, an edge or a triangle with a moved vertex; the others keep what the
+  // first pass left, and when the limit moved nothing there is no second pass); the second
+  // contact pass sweeps each such triangle from its start to its new end position, so nothing
+  // the limit moved can cross a body.
   if (s.params.strain_limit > 0 && s.stats.rigid_contacts + rstats.swept_contacts > 0) {
     const Clock::time_point again = Clock::now();
     s.u_before_limit = s.u;
@@ -263,17 +266,27 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
                                                s.params.strain_limit_tolerance,
                                                s.params.strain_limit_sweeps, false);
     // Only the limit's own change becomes velocity: the contacts' push-out must not (no bounce).
+    bool moved = false;
     if (ls.sweeps > 0) {
       const double inv_h = 1.0 / h;
-      for (int i = 0; i < nv; ++i)
-        if (s.inv_mass[i] > 0) s.v[i] += inv_h * (s.u[i] - s.u_before_limit[i]);
+      s.limit_moved.assign(nv, 0);
+      for (int i = 0; i < nv; ++i) {
+        if (!(s.inv_mass[i] > 0) || s.u[i] == s.u_before_limit[i]) continue;
+        s.v[i] += inv_h * (s.u[i] - s.u_before_limit[i]);
+        s.limit_moved[i] = 1;
+        moved = true;
+      }
     }
     s.stats.strain_limit_sweeps += ls.sweeps;
     s.stats.seconds_strain_limit += seconds_since(again);
-    ClothRigidStats second;
-    resolve_cloth_rigid(s.x, s.u, s.v, mass, s.inv_mass, s.topology.edges, colliders, rs, s.rigid_work,
-                        reactions, second);
-    rstats.max_penetration = std::max(rstats.max_penetration, second.max_penetration);
+    if (moved) {
+      ClothRigidSettings again_rs = rs;
+      again_rs.active_vertices = &s.limit_moved;
+      ClothRigidStats second;
+      resolve_cloth_rigid(s.x, s.u, s.v, mass, s.inv_mass, s.topology.edges, colliders, again_rs,
+                          s.rigid_work, reactions, second);
+      rstats.max_penetration = std::max(rstats.max_penetration, second.max_penetration);
+    }
   }
   if (s.params.strain_limit > 0 && s.strain.has_tethers()) s.hold_bodies_by_tethers(colliders, reactions);
   s.stats.rigid_max_penetration = rstats.max_penetration;

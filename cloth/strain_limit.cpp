@@ -74,17 +74,31 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
                                       double tolerance, int max_sweeps, bool use_tethers) const {
   StrainLimitStats stats;
   const int ne = static_cast<int>(edges_.size());
+  const int nv = static_cast<int>(x0.size());
   const double lo = std::max(0.0, 1.0 - limit), hi = 1.0 + limit;
   const double lo2 = lo * lo, hi2 = hi * hi;
+  // Change tracking: moved_[i] is the clock of the last change of u[i], ok_[e] (tether_ok_[·])
+  // the clock at which the edge (tether) was last found within its bounds. A constraint found
+  // within its bounds whose vertices have not changed since would be found so again from the
+  // same numbers: it is skipped, which gives the same bits as testing it. After the first
+  // sweep only the constraints around the corrected ones are tested again.
+  long long clock = 0;
+  moved_.assign(nv, 0);
+  ok_.assign(ne, -1);
+  if (use_tethers) tether_ok_.assign(anchors_.size() * x0.size(), -1);
   // One projection of edge e; returns its excess beyond the bound as a strain (0 if within).
   auto project = [&](int e) {
     const int i = edges_[e][0], j = edges_[e][1];
+    if (ok_[e] > moved_[i] && ok_[e] > moved_[j]) return 0.0;
     const double wi = inv_mass[i], wj = inv_mass[j];
     const double l0 = rest_length_[e];
     const Vec3 d = (x0[j] + u[j]) - (x0[i] + u[i]);
     const double len2 = d.squaredNorm();
     const double r2 = l0 * l0;
-    if (len2 <= hi2 * r2 && len2 >= lo2 * r2) return 0.0;
+    if (len2 <= hi2 * r2 && len2 >= lo2 * r2) {
+      ok_[e] = ++clock;
+      return 0.0;
+    }
     const double len = std::sqrt(len2);
     const double target = std::clamp(len, lo * l0, hi * l0);
     const double excess = std::abs(len - target) / l0;
@@ -93,22 +107,29 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
     const Vec3 corr = ((len - target) / (len * w)) * d;  // moves i towards j when too long
     u[i] += wi * corr;
     u[j] -= wj * corr;
+    moved_[i] = moved_[j] = ++clock;
     return excess;
   };
-  // Tethers: vertex i no farther than (1 + ε)·rest distance from each anchor's end position.
-  const int nv = static_cast<int>(x0.size());
+  // Tethers: vertex i no farther than (1 + ε)·rest distance from each anchor's end position
+  // (anchors have no inverse mass: the edges never move them).
   auto tethers = [&]() {
     for (size_t a = 0; a < anchors_.size(); ++a) {
       const Vec3 pa = x0[anchors_[a]] + u[anchors_[a]];
       const double* length = &tether_length_[a * x0.size()];
+      long long* ok = &tether_ok_[a * x0.size()];
       for (int i = 0; i < nv; ++i) {
         if (!(inv_mass[i] > 0)) continue;
+        if (ok[i] > moved_[i]) continue;
         const double bound = hi * length[i];
         const Vec3 d = (x0[i] + u[i]) - pa;
         const double len2 = d.squaredNorm();
-        if (!(len2 > bound * bound)) continue;
+        if (!(len2 > bound * bound)) {
+          ok[i] = ++clock;
+          continue;
+        }
         const double len = std::sqrt(len2);
         u[i] -= ((len - bound) / len) * d;
+        moved_[i] = ++clock;
       }
     }
   };

@@ -70,6 +70,8 @@ class StrainLimiter {
   std::vector<double> rest_length_;
   std::vector<int> anchors_;
   std::vector<double> tether_length_;  // [anchor · vertex count + vertex]: rest distance
+  // Scratch of limit() (change tracking, see there), kept to allocate nothing per step.
+  mutable std::vector<long long> moved_, ok_, tether_ok_;
 };
 
 }  // namespace impetus

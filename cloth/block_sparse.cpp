@@ -67,7 +67,9 @@ double ScalarCsrMatrix::quadratic_form(const std::vector<Vec3>& x) const {
 
 double deterministic_dot(const std::vector<Vec3>& a, const std::vector<Vec3>& b, int threads) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(a.size());
-  std::vector<double> partial(chunk_count(n));
+  // Per-thread scratch: the CG calls this several times per iteration (no allocation per call).
+  thread_local std::vector<double> partial;
+  partial.assign(chunk_count(n), 0.0);
   for_each_chunk(n, threads, [&](std::ptrdiff_t c, std::ptrdiff_t begin, std::ptrdiff_t end) {
     double s = 0;
     for (std::ptrdiff_t i = begin; i < end; ++i) s += a[i].dot(b[i]);

@@ -303,7 +303,8 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
   });
   // Bending: −h·k_b·Q·(x0 + (damping + h)·v0).
   if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {
-    std::vector<Vec3> y(nv);
+    std::vector<Vec3>& y = bend_y_;
+    y.resize(nv);
     const double c = params_.damping + h;
     cloth_serial_for(nv, [&](std::ptrdiff_t i) { y[i] = x[i] + c * v[i]; });
     bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, 1);

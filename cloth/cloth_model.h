@@ -68,6 +68,7 @@ class ClothModel {
   std::vector<double> area_;
   std::vector<double> mass_;
   ScalarCsrMatrix bend_q_;
+  std::vector<Vec3> bend_y_;  // assemble's x0 + (damping + h)·v0, kept between steps
   // Assembly: for block slot k of A, the element blocks (element*9 + local) summed into it.
   std::vector<int> slot_offsets_, slot_sources_;
   std::vector<int> vertex_offsets_, vertex_sources_;  // element*3 + local, per vertex

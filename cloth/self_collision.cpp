@@ -230,7 +230,8 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
     slots_[i] = c;
     flags_[i] = 1;
   });
-  std::vector<SelfContact> contacts;
+  std::vector<SelfContact>& contacts = proximity_contacts_;
+  contacts.clear();
   for (std::ptrdiff_t i = 0; i < n; ++i)
     if (flags_[i]) contacts.push_back(slots_[i]);
   stats.proximity_contacts = static_cast<int>(contacts.size());
@@ -353,8 +354,10 @@ void SelfCollision::resolve(const std::vector<Vec3>& x0, std::vector<Vec3>& u, s
 
   proximity_pass(x0, u, v, inv_mass, s, stats);
 
-  std::vector<SelfContact> contacts;
-  std::vector<char> changed(nv, 0);
+  std::vector<SelfContact>& contacts = ccd_contacts_;
+  std::vector<char>& changed = changed_;
+  contacts.clear();
+  changed.assign(nv, 0);
   detect(x0, u, nullptr, s, eta, stats, true, contacts);
   stats.ccd_contacts = static_cast<int>(contacts.size());
   int pass = 0;
@@ -395,7 +398,8 @@ void SelfCollision::resolve(const std::vector<Vec3>& x0, std::vector<Vec3>& u, s
 
   // Impact zones.
   Clock::time_point start = Clock::now();
-  std::vector<int> zone(nv, -1);
+  std::vector<int>& zone = zone_;
+  zone.assign(nv, -1);
   auto find = [&](int i) {
     while (zone[i] != i) {
       zone[i] = zone[zone[i]];

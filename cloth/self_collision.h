@@ -110,6 +110,10 @@ class SelfCollision {
   std::vector<PrimitivePair> pairs_;
   std::vector<char> flags_;
   std::vector<SelfContact> slots_;
+  // Per-step scratch kept between steps (no heap allocation in a settled step).
+  std::vector<SelfContact> proximity_contacts_, ccd_contacts_;
+  std::vector<char> changed_;
+  std::vector<int> zone_;
 };
 
 }  // namespace impetus

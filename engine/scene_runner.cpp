@@ -1,6 +1,7 @@
 #include "engine/scene_runner.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,9 +35,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-// Phases every summary must report, even when the world did not time them (cloth before cloth
-// exists): consumers index them without checking.
-constexpr const char* kRequiredPhases[] = {"broadphase", "narrowphase", "solver", "cloth"};
 
 Json vec3_json(const Vec3& v) { return Json::array({v.x(), v.y(), v.z()}); }
 
@@ -136,11 +134,11 @@ class FrameTimer {
     const WorldStats& stats = world.stats();
     const long long steps = world.step_count() - last_step_;
     Json phases = Json::object();
-    for (const char* phase : kRequiredPhases) phases[phase] = 0.0;
-    for (const auto& [phase, seconds] : stats.phase_seconds) {
-      double& before = last_seconds_[phase];
-      phases[phase] = steps > 0 ? (seconds - before) * 1000.0 / static_cast<double>(steps) : 0.0;
-      before = seconds;
+    for (int p = 0; p < kStepPhaseCount; ++p) {
+      const double seconds = stats.phase_seconds[p];
+      phases[step_phase_name(static_cast<StepPhase>(p))] =
+          steps > 0 ? (seconds - last_seconds_[p]) * 1000.0 / static_cast<double>(steps) : 0.0;
+      last_seconds_[p] = seconds;
     }
     last_step_ = world.step_count();
     return phases;
@@ -148,7 +146,7 @@ class FrameTimer {
 
  private:
   long long last_step_ = 0;
-  std::map<std::string, double> last_seconds_;
+  std::array<double, kStepPhaseCount> last_seconds_{};
 };
 
 Json frame_json(const World& world, const std::vector<BodyId>& moving, FrameTimer* timer) {
@@ -204,11 +202,15 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   }
 
   Json phases = Json::object();
-  for (const char* phase : kRequiredPhases) phases[phase] = 0.0;
-  for (const auto& [phase, seconds] : stats.phase_seconds) phases[phase] = seconds * per_step_ms;
+  for (int p = 0; p < kStepPhaseCount; ++p)
+    phases[step_phase_name(static_cast<StepPhase>(p))] = stats.phase_seconds[p] * per_step_ms;
   // The cloth phase broken down (flat keys beside the total, which stays a number).
-  for (const auto& [phase, seconds] : stats.cloth_phase_seconds)
-    phases["cloth." + phase] = seconds * per_step_ms;
+  if (world.cloth_count() > 0) {
+    for (int p = 0; p < kClothPhaseCount; ++p) {
+      phases[std::string("cloth.") + cloth_phase_name(static_cast<ClothPhase>(p))] =
+          stats.cloth_phase_seconds[p] * per_step_ms;
+    }
+  }
   Json s = Json::object();
   s["wall_seconds"] = times.wall_seconds;
   s["ms_per_step"] = times.step_seconds * per_step_ms;

@@ -228,9 +228,39 @@ void World::step() {
   w.check_divergence();
 }
 
-double World::Impl::time_phase(const char* name, std::chrono::steady_clock::time_point start) {
+const char* step_phase_name(StepPhase phase) {
+  switch (phase) {
+    case StepPhase::Forces: return "forces";
+    case StepPhase::Broadphase: return "broadphase";
+    case StepPhase::Narrowphase: return "narrowphase";
+    case StepPhase::Solver: return "solver";
+    case StepPhase::Ccd: return "ccd";
+    case StepPhase::Integrate: return "integrate";
+    case StepPhase::Cloth: return "cloth";
+    case StepPhase::Sleep: return "sleep";
+    case StepPhase::Count: break;
+  }
+  return "?";
+}
+
+const char* cloth_phase_name(ClothPhase phase) {
+  switch (phase) {
+    case ClothPhase::InternalForces: return "internal_forces";
+    case ClothPhase::Solve: return "solve";
+    case ClothPhase::StrainLimit: return "strain_limit";
+    case ClothPhase::Rigid: return "rigid";
+    case ClothPhase::Culling: return "culling";
+    case ClothPhase::Ccd: return "ccd";
+    case ClothPhase::Response: return "response";
+    case ClothPhase::IntersectionCount: return "intersection_count";
+    case ClothPhase::Count: break;
+  }
+  return "?";
+}
+
+double World::Impl::time_phase(StepPhase phase, std::chrono::steady_clock::time_point start) {
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  stats.phase_seconds[name] += elapsed.count();
+  stats.phase_seconds[static_cast<int>(phase)] += elapsed.count();
   return elapsed.count();
 }
 
@@ -238,37 +268,37 @@ void World::Impl::substep(double h) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point t = Clock::now();
   apply_forces(h);
-  time_phase("forces", t);
+  time_phase(StepPhase::Forces, t);
 
   t = Clock::now();
   update_broadphase(h);
-  time_phase("broadphase", t);
+  time_phase(StepPhase::Broadphase, t);
 
   t = Clock::now();
   run_narrowphase(h);
-  time_phase("narrowphase", t);
+  time_phase(StepPhase::Narrowphase, t);
 
   t = Clock::now();
   build_contacts();
   solve_contacts(h);
-  time_phase("solver", t);
+  time_phase(StepPhase::Solver, t);
 
   t = Clock::now();
   run_ccd(h);
-  time_phase("ccd", t);
+  time_phase(StepPhase::Ccd, t);
 
   t = Clock::now();
   integrate_positions(h);
-  time_phase("integrate", t);
+  time_phase(StepPhase::Integrate, t);
 
   t = Clock::now();
   stabilize_positions();
   store_warm_start();
-  time_phase("solver", t);
+  time_phase(StepPhase::Solver, t);
 
   t = Clock::now();
   if (!cloths.empty()) step_cloths(h);
-  time_phase("cloth", t);
+  time_phase(StepPhase::Cloth, t);
   // A sleeping body whose velocity something changed (cloth reactions, ...) wakes its island.
   if (bodies_asleep > 0) wake_disturbed_bodies();
 }

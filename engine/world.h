@@ -34,11 +34,26 @@ struct BodyState {
   Vec3 angular_velocity = Vec3::Zero();  // world [rad/s]
 };
 
-/// Per-step statistics, accumulated over the run. Phase timers use the keys of
-/// summary.json's stats.ms_per_step_by_phase.
+/// The phases of World::step (../shared/DESIGN.md), for the phase timers. The timers are arrays
+/// indexed by phase, not string maps: the step adds to them without building a key.
+enum class StepPhase : int { Forces, Broadphase, Narrowphase, Solver, Ccd, Integrate, Cloth, Sleep, Count };
+inline constexpr int kStepPhaseCount = static_cast<int>(StepPhase::Count);
+/// The key of a phase in summary.json's stats.ms_per_step_by_phase ("forces", "broadphase", ...).
+const char* step_phase_name(StepPhase phase);
+
+/// The cloth step's sub-phases, summed over cloths (keys "cloth.<name>" in summary.json).
+enum class ClothPhase : int {
+  InternalForces, Solve, StrainLimit, Rigid, Culling, Ccd, Response, IntersectionCount, Count
+};
+inline constexpr int kClothPhaseCount = static_cast<int>(ClothPhase::Count);
+/// "internal_forces", "solve", "strain_limit", "rigid", "culling", "ccd", "response",
+/// "intersection_count".
+const char* cloth_phase_name(ClothPhase phase);
+
+/// Per-step statistics, accumulated over the run.
 struct WorldStats {
   long long steps = 0;
-  std::map<std::string, double> phase_seconds;  // "forces", "broadphase", "narrowphase", ...
+  std::array<double, kStepPhaseCount> phase_seconds{};  // wall-clock seconds, by StepPhase
   int contacts_last = 0;      // contact points in the last step
   int contacts_max = 0;
   double max_penetration = 0; // deepest overlap seen at the end of any step [m]
@@ -49,9 +64,9 @@ struct WorldStats {
   long long exact_island_solves = 0;   // islands solved by exact block elimination
   long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
   long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
-  // Cloth: seconds per sub-phase (internal_forces, solve, strain_limit, rigid, culling, ccd,
-  // response, intersection_count), summed over cloths and steps; self-intersections seen after any step.
-  std::map<std::string, double> cloth_phase_seconds;
+  // Cloth: seconds per sub-phase (by ClothPhase), summed over cloths and steps (all zero in a
+  // world without cloth); self-intersections seen after any step.
+  std::array<double, kClothPhaseCount> cloth_phase_seconds{};
   int cloth_self_intersections_max = 0;
   // Sleeping islands: bodies asleep at the end of the last step, and Σ over steps of that count.
   int bodies_asleep = 0;

@@ -105,14 +105,14 @@ void World::Impl::step_cloths(double h) {
       body.w += body.inv_inertia_world * (r.point - body.x).cross(r.impulse);
     }
     const ClothStats& cs = cloth.sim.stats();
-    stats.cloth_phase_seconds["internal_forces"] += cs.seconds_internal_forces;
-    stats.cloth_phase_seconds["solve"] += cs.seconds_solve;
-    stats.cloth_phase_seconds["strain_limit"] += cs.seconds_strain_limit;
-    stats.cloth_phase_seconds["rigid"] += cs.seconds_rigid;
-    stats.cloth_phase_seconds["culling"] += cs.seconds_culling;
-    stats.cloth_phase_seconds["ccd"] += cs.seconds_ccd;
-    stats.cloth_phase_seconds["response"] += cs.seconds_response;
-    stats.cloth_phase_seconds["intersection_count"] += cs.seconds_intersection_count;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::InternalForces)] += cs.seconds_internal_forces;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Solve)] += cs.seconds_solve;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::StrainLimit)] += cs.seconds_strain_limit;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Rigid)] += cs.seconds_rigid;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Culling)] += cs.seconds_culling;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Ccd)] += cs.seconds_ccd;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Response)] += cs.seconds_response;
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::IntersectionCount)] += cs.seconds_intersection_count;
     stats.cloth_self_intersections_max = std::max(stats.cloth_self_intersections_max, cs.self_intersections);
   }
 }

@@ -198,7 +198,7 @@ struct World::Impl {
   /// First time in [0, t_end] at which fast body i comes within the CCD target of body j.
   std::optional<double> pair_time_of_impact(int i, int j, double t_end);
 
-  double time_phase(const char* name, std::chrono::steady_clock::time_point start);
+  double time_phase(StepPhase phase, std::chrono::steady_clock::time_point start);
 };
 
 }  // namespace impetus

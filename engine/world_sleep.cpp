@@ -221,7 +221,7 @@ void World::Impl::update_sleep() {
   }
   stats.bodies_asleep = bodies_asleep;
   stats.sleeping_body_steps += bodies_asleep;
-  time_phase("sleep", start);
+  time_phase(StepPhase::Sleep, start);
 }
 
 std::vector<JointSim>& World::Impl::solver_joints() {

@@ -56,7 +56,8 @@ TEST_P(StepAllocations, HundredSettledStepsAllocateNothing) {
 INSTANTIATE_TEST_SUITE_P(Scenes, StepAllocations,
                          testing::Values(SteadyScene{"box_pile.json", 600},
                                          SteadyScene{"ragdolls.json", 1100},
-                                         SteadyScene{"chain.json", 600}),
+                                         SteadyScene{"chain.json", 600},
+                                         SteadyScene{"cloth_box_stack.json", 500}),
                          [](const testing::TestParamInfo<SteadyScene>& info) {
                            std::string name = info.param.file;
                            return name.substr(0, name.find('.'));

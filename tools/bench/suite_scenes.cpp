@@ -102,9 +102,8 @@ RunResult run_once(const SceneDef& scene, int threads, long long steps, bool qui
   double steps_done = static_cast<double>(std::max<long long>(r.steps, 1));
   r.ms_per_step = 1000.0 * seconds / steps_done;
   const WorldStats& stats = world->stats();
-  for (const auto& [phase, phase_seconds] : stats.phase_seconds) {
-    r.phase_ms[phase] = 1000.0 * phase_seconds / steps_done;
-  }
+  for (int p = 0; p < kStepPhaseCount; ++p)
+    r.phase_ms[step_phase_name(static_cast<StepPhase>(p))] = 1000.0 * stats.phase_seconds[p] / steps_done;
   r.contacts_max = stats.contacts_max;
   r.max_penetration = stats.max_penetration;
   r.state_hash = final_state_hash(*world);

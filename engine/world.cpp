@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "collision/base/parallel.h"
 #include "collision/mass_properties.h"
 #include "dynamics/integrator.h"
 #include "engine/world_impl.h"
@@ -208,6 +209,8 @@ double World::total_energy() const {
 void World::step() {
   Impl& w = *impl_;
   if (w.status != WorldStatus::Ok) return;
+  // The load average, for the parallel loops' thread counts: once per step (a system call).
+  if (w.def.threads != 1) refresh_idle_cores();
   if (w.step_count == 0) w.separate_spawn_overlaps();
   const int substeps = w.substeps_per_step();
   const double h = w.def.dt / substeps;

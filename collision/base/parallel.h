@@ -8,6 +8,7 @@
 // 2-core machine while two compilers ran. So, like libgomp's OMP_DYNAMIC, a region uses no
 // more threads than there are idle cores (online cores − load average + the calling thread).
 // The thread count never affects results.
+#include <atomic>
 #include <cstddef>
 #include <omp.h>
 #include <stdlib.h>
@@ -16,20 +17,36 @@
 
 namespace impetus {
 
-/// Threads worth using now for a request of `threads` (0 = all cores): at most the idle cores
-/// plus the calling thread, at least 1. With IMPETUS_IGNORE_LOAD set in the environment the
-/// load is not looked at (tests that compare thread counts must run the parallel path even on
-/// a busy machine).
-inline int usable_threads(int threads) {
-  int t = threads > 0 ? threads : omp_get_max_threads();
-  if (t <= 1) return 1;
+/// Idle cores plus the calling thread, as last measured by refresh_idle_cores(); 0 = not
+/// measured or not limited. Reading the load average is a system call (open, read and close of
+/// /proc/loadavg), so the world measures it once per step, not in every parallel loop.
+inline std::atomic<int>& idle_cores_snapshot() {
+  static std::atomic<int> cores{0};
+  return cores;
+}
+
+/// Measures the load now (World::step calls this once per step; so may a program that runs
+/// parallel loops without a world). With IMPETUS_IGNORE_LOAD set in the environment the load is
+/// not looked at (tests that compare thread counts must run the parallel path even on a busy
+/// machine).
+inline void refresh_idle_cores() {
+  int usable = 0;
   double load = 0;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cores > 0 && getenv("IMPETUS_IGNORE_LOAD") == nullptr && getloadavg(&load, 1) == 1) {
     const double room = static_cast<double>(cores) - load + 1.0;
-    const int usable = room < 1.0 ? 1 : static_cast<int>(room);
-    if (usable < t) t = usable;
+    usable = room < 1.0 ? 1 : static_cast<int>(room);
   }
+  idle_cores_snapshot().store(usable, std::memory_order_relaxed);
+}
+
+/// Threads worth using now for a request of `threads` (0 = all cores): at most the idle cores
+/// plus the calling thread at the last refresh_idle_cores(), at least 1.
+inline int usable_threads(int threads) {
+  int t = threads > 0 ? threads : omp_get_max_threads();
+  if (t <= 1) return 1;
+  const int usable = idle_cores_snapshot().load(std::memory_order_relaxed);
+  if (usable > 0 && usable < t) t = usable;
   return t;
 }
 

@@ -15,6 +15,7 @@
 
 #include "engine/scene_loader.h"
 #include "engine/world.h"
+#include "engine/world_builder.h"
 #include "tools/bench/allocation_counter.h"
 
 namespace impetus {
@@ -34,10 +35,8 @@ TEST_P(StepAllocations, HundredSettledStepsAllocateNothing) {
   WorldDef def = r.scene->world;
   def.threads = 1;
   def.sleep = false;
-  World world(def);
-  for (const BodyDef& b : r.scene->bodies) world.create_body(b);
-  for (const JointDef& j : r.scene->joints) world.create_joint(j);
-  for (const ClothDef& c : r.scene->cloths) world.create_cloth(c);
+  const std::unique_ptr<World> owned = build_world(*r.scene, def);
+  World& world = *owned;
   for (int i = 0; i < s.warm_up_steps; ++i) world.step();
   ASSERT_EQ(world.status(), WorldStatus::Ok);
   const long long before = bench::allocation_count();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/scene_loader.h"
+#include "engine/world_builder.h"
 #include "engine/world.h"
 
 namespace impetus {
@@ -23,12 +24,8 @@ SceneDef load(const std::string& name) {
 
 std::unique_ptr<World> make_world(SceneDef scene, bool with_cloths = true) {
   scene.world.threads = 1;
-  auto w = std::make_unique<World>(scene.world);
-  for (const BodyDef& b : scene.bodies) w->create_body(b);
-  for (const JointDef& j : scene.joints) w->create_joint(j);
-  if (with_cloths)
-    for (const ClothDef& c : scene.cloths) w->create_cloth(c);
-  return w;
+  if (!with_cloths) scene.cloths.clear();
+  return build_world(scene);
 }
 
 TEST(ClothScenes, FlagFollowsTheMovingPole) {

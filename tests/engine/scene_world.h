@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "engine/world.h"
+#include "engine/world_builder.h"
 
 namespace impetus::test {
 
@@ -10,10 +11,7 @@ inline std::unique_ptr<World> world_from_scene(const SceneDef& scene, SolverType
   WorldDef def = scene.world;
   def.solver = solver;
   def.threads = 1;
-  auto world = std::make_unique<World>(def);
-  for (const BodyDef& b : scene.bodies) world->create_body(b);
-  for (const JointDef& j : scene.joints) world->create_joint(j);
-  return world;
+  return build_world(scene, def);
 }
 
 }  // namespace impetus::test

@@ -4,10 +4,12 @@
 // the CCD code), and nothing leaves the terrain for the catch plane 0.4 m below it.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "engine/scene_loader.h"
 #include "engine/world.h"
+#include "engine/world_builder.h"
 
 namespace impetus {
 namespace {
@@ -16,15 +18,13 @@ TEST(ShowcaseScene, EveryPartBehaves) {
   SceneLoadResult loaded = load_scene_file(std::string(IMPETUS_SOURCE_DIR) + "/scenes/showcase.json");
   ASSERT_TRUE(loaded.ok()) << loaded.error;
   const SceneDef& scene = *loaded.scene;
-  World world(scene.world);
+  const std::unique_ptr<World> owned = build_world(scene);
+  World& world = *owned;
   int bullet = -1, plate = -1;
   for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
-    world.create_body(scene.bodies[i]);
     if (scene.bodies[i].name == "bullet") bullet = static_cast<int>(i);
     if (scene.bodies[i].name == "ccd_plate") plate = static_cast<int>(i);
   }
-  for (const JointDef& j : scene.joints) world.create_joint(j);
-  for (const ClothDef& c : scene.cloths) world.create_cloth(c);
   ASSERT_GE(bullet, 0);
   ASSERT_GE(plate, 0);
   ASSERT_EQ(world.cloth_count(), 1);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/scene_loader.h"
+#include "engine/world_builder.h"
 #include "engine/state_hash.h"
 #include "engine/world.h"
 #include "tools/bench/allocation_counter.h"
@@ -54,11 +55,7 @@ struct RunResult {
 std::unique_ptr<World> build_world(const SceneDef& scene, int threads) {
   WorldDef def = scene.world;
   def.threads = threads;
-  auto world = std::make_unique<World>(def);
-  for (const BodyDef& body : scene.bodies) world->create_body(body);
-  for (const JointDef& joint : scene.joints) world->create_joint(joint);
-  for (const ClothDef& cloth : scene.cloths) world->create_cloth(cloth);
-  return world;
+  return impetus::build_world(scene, def);
 }
 
 // Hash of the moving bodies' final states, to confirm that thread counts agree bit for bit.

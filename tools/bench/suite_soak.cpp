@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/scene_loader.h"
+#include "engine/world_builder.h"
 #include "engine/world.h"
 #include "tools/bench/suites.h"
 
@@ -86,10 +87,7 @@ bool soak_scene(const SoakScene& soak, const BenchOptions& options, BenchReport&
 
   std::unique_ptr<World> world;
   try {
-    world = std::make_unique<World>(scene.world);
-    for (const BodyDef& body : scene.bodies) world->create_body(body);
-    for (const JointDef& joint : scene.joints) world->create_joint(joint);
-    for (const ClothDef& cloth : scene.cloths) world->create_cloth(cloth);
+    world = build_world(scene);
   } catch (const std::exception& e) {
     report.skipped.push_back(name + ": the world rejected the scene: " + e.what());
     return false;

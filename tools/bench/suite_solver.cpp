@@ -19,6 +19,7 @@
 #include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
 #include "engine/scene_loader.h"
+#include "engine/world_builder.h"
 #include "engine/world.h"
 #include "tools/bench/suites.h"
 
@@ -258,9 +259,8 @@ SceneRun run_scene(SceneDef scene, SolverType solver, long long steps_cap, int s
   scene.world.solver = solver;
   if (si_iterations > 0) scene.world.solver_iterations = si_iterations;
   scene.world.threads = 1;
-  World world(scene.world);
-  for (const BodyDef& b : scene.bodies) world.create_body(b);
-  for (const JointDef& j : scene.joints) world.create_joint(j);
+  const std::unique_ptr<World> owned = build_world(scene);
+  World& world = *owned;
   // The top box: the highest dynamic body at the start.
   int top = -1;
   for (int i = 0; i < world.body_count(); ++i) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/world.h"
+#include "engine/world_builder.h"
 #include "tools/peers/bullet/scene_probe.h"
 
 namespace impetus::peers {
@@ -18,10 +19,7 @@ void run_impetus_side(const SceneDef& scene, long long steps, double peer_ms_per
   try {
     WorldDef def = scene.world;
     def.threads = 1;
-    world = std::make_unique<World>(def);
-    for (const BodyDef& body : scene.bodies) world->create_body(body);
-    for (const JointDef& joint : scene.joints) world->create_joint(joint);
-    for (const ClothDef& cloth : scene.cloths) world->create_cloth(cloth);
+    world = build_world(scene, def);
   } catch (const std::exception& e) {
     report.skipped.push_back(prefix + ": the impetus World rejected the scene: " + e.what());
     return;

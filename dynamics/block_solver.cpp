@@ -487,7 +487,9 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   blocks_.clear();
   impact_impulses_.clear();
   for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
+  double smallest_slop = settings.linear_slop;
   for (int c : island.contacts) {
+    smallest_slop = std::min(smallest_slop, contacts[c].slop);
     ConstraintBlock block = make_contact_block(contacts[c], c);
     block.mode = static_cast<ContactMode>(contacts[c].mode);
     block.lambda = Vec3(contacts[c].normal_impulse, contacts[c].tangent_impulse[0],
@@ -502,6 +504,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     }
     blocks_.push_back(block);
   }
+  contact_tolerance_ = settings.contact_residual_slops * smallest_slop / h;
   slots_.resize(blocks_.size());
   for (size_t k = 0; k < blocks_.size(); ++k) {
     for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s]);

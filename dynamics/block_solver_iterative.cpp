@@ -302,6 +302,25 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   return worst;
 }
 
+double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
+                                               const std::vector<Vec3>& lambda,
+                                               const std::vector<Vec3>& u) const {
+  double worst = 0;
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    if (b.contact < 0) continue;
+    const IterBlock& it = iter_[k];
+    double vel = it.known_velocity[0];
+    for (int s = 0; s < 2; ++s) {
+      const int l = it.slot[s];
+      if (l >= 0) vel += b.jv[s].row(0).dot(u[2 * l]) + b.jw[s].row(0).dot(u[2 * l + 1]);
+    }
+    const double e = target[k][0] - vel - regularisation_[k] * lambda[k][0];
+    worst = std::max(worst, lambda[k][0] > 0 ? std::abs(e) : e);
+  }
+  return worst;
+}
+
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
                                         const BlockSolverSettings& settings) {
   // Starts from the bodies' current velocities and the blocks' impulses (last step's, projected
@@ -329,8 +348,15 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   }
   for (int iter = 0; iter < settings.iterative_iterations; ++iter)
     sweep(target_, lambda_, u_, false, settings.threads);
-  for (int iter = settings.iterative_iterations; iter < settings.max_joint_iterations; ++iter) {
-    if (joint_residual_max(target_, lambda_, u_) <= settings.joint_velocity_tolerance) break;
+  // Past the fixed sweeps, only islands whose joints or contacts are still off their targets
+  // keep sweeping (block_solver.h: max_joint_iterations, max_contact_iterations).
+  const int most = std::max(settings.max_joint_iterations, settings.max_contact_iterations);
+  for (int iter = settings.iterative_iterations; iter < most; ++iter) {
+    const bool joints_open = iter < settings.max_joint_iterations &&
+                             joint_residual_max(target_, lambda_, u_) > settings.joint_velocity_tolerance;
+    const bool contacts_open = !joints_open && iter < settings.max_contact_iterations &&
+                               contact_residual_max(target_, lambda_, u_) > contact_tolerance_;
+    if (!joints_open && !contacts_open) break;
     sweep(target_, lambda_, u_, false, settings.threads);
   }
   for (int l = 0; l < nb; ++l) {

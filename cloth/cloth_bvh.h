@@ -96,6 +96,9 @@ class ClothBvh {
                     bool swept);
   void self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                  const std::vector<Vec3>* u, Traversal& out) const;
+  void static_self_test(int n, Traversal& out) const;
+  void static_visit(int a, int b, Traversal& out) const;
+  void static_pair_test(int a, int b, Traversal& out) const;
   void pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                  const std::vector<Vec3>* u, Traversal& out) const;
   // Adjacent-patch culling of the pair (a, b) (see the header comment).

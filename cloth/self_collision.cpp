@@ -104,7 +104,9 @@ void SelfCollision::test_pairs(const std::vector<PrimitivePair>& pairs, const st
                                std::vector<SelfContact>& out) const {
   const ClothTopology& topo = *topology_;
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs.size());
-  slots.resize(n);
+  // Grow only: the proximity pass and the CCD passes share this scratch with very different
+  // sizes, and shrinking then growing again default-constructs every new slot each step.
+  if (static_cast<std::ptrdiff_t>(slots.size()) < n) slots.resize(n);
   flags.assign(n, 0);
   cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     const PrimitivePair& pp = pairs[i];
@@ -188,47 +190,63 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   start = Clock::now();
 
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs_.size());
-  slots_.resize(n);
+  if (static_cast<std::ptrdiff_t>(slots_.size()) < n) slots_.resize(n);  // grow only (test_pairs)
   flags_.assign(n, 0);
-  cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
+  // Most pairs fail the box test (the orphan pairs of the 2-ring are listed every step): it is
+  // done inline, in scalar code, and only the pairs that pass it enter the exact test.
+  auto close_vertex_triangle = [&](std::ptrdiff_t i) {
     const PrimitivePair& pp = pairs_[i];
-    SelfContact c;
-    if (pp.kind == PrimitivePair::kVertexTriangle) {
-      const auto& tri = topo.triangles[pp.b];
-      const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
-      Aabb tb;
-      tb.grow(a);
-      tb.grow(b);
-      tb.grow(cc);
-      if (!tb.inflated(thickness).overlaps(Aabb{p, p})) return;
-      PointTriangleClosest cl = closest_point_triangle(p, a, b, cc);
-      if (!(cl.distance < thickness)) return;
-      c = vertex_triangle_contact(pp, tri, cl.weights);
-      Vec3 n = cl.distance > 1e-12 ? Vec3((p - cl.point) / cl.distance)
+    const auto& tri = topo.triangles[pp.b];
+    const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
+    PointTriangleClosest cl = closest_point_triangle(p, a, b, cc);
+    if (!(cl.distance < thickness)) return;
+    SelfContact c = vertex_triangle_contact(pp, tri, cl.weights);
+    c.normal = cl.distance > 1e-12 ? Vec3((p - cl.point) / cl.distance)
                                    : Vec3((b - a).cross(cc - a).normalized());
-      c.normal = n;
-      c.gap = cl.distance;
-    } else {
-      const auto& e = topo.edges[pp.a];
-      const auto& f = topo.edges[pp.b];
-      Aabb eb, fb;
-      eb.grow(x0[e[0]]);
-      eb.grow(x0[e[1]]);
-      fb.grow(x0[f[0]]);
-      fb.grow(x0[f[1]]);
-      if (!eb.inflated(thickness).overlaps(fb)) return;
-      SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
-      if (!(cl.distance < thickness)) return;
-      c = edge_edge_contact(pp, e, f, cl.s, cl.t);
-      Vec3 n = cl.distance > 1e-12
-                   ? Vec3((cl.point_p - cl.point_q) / cl.distance)
-                   : Vec3((x0[e[1]] - x0[e[0]]).cross(x0[f[1]] - x0[f[0]]).normalized());
-      c.normal = n;
-      c.gap = cl.distance;
-    }
+    c.gap = cl.distance;
     if (!c.normal.allFinite()) return;
     slots_[i] = c;
     flags_[i] = 1;
+  };
+  auto close_edge_edge = [&](std::ptrdiff_t i) {
+    const PrimitivePair& pp = pairs_[i];
+    const auto& e = topo.edges[pp.a];
+    const auto& f = topo.edges[pp.b];
+    SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
+    if (!(cl.distance < thickness)) return;
+    SelfContact c = edge_edge_contact(pp, e, f, cl.s, cl.t);
+    c.normal = cl.distance > 1e-12
+                   ? Vec3((cl.point_p - cl.point_q) / cl.distance)
+                   : Vec3((x0[e[1]] - x0[e[0]]).cross(x0[f[1]] - x0[f[0]]).normalized());
+    c.gap = cl.distance;
+    if (!c.normal.allFinite()) return;
+    slots_[i] = c;
+    flags_[i] = 1;
+  };
+  // The same test as Aabb::inflated(thickness).overlaps, per axis: lo − r ≤ q ≤ hi + r for the
+  // vertex, lo₁ − r ≤ hi₂ and lo₂ ≤ hi₁ + r for two edges.
+  cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
+    const PrimitivePair& pp = pairs_[i];
+    if (pp.kind == PrimitivePair::kVertexTriangle) {
+      const auto& tri = topo.triangles[pp.b];
+      const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
+      for (int k = 0; k < 3; ++k) {
+        const double lo = std::min(std::min(a[k], b[k]), cc[k]);
+        const double hi = std::max(std::max(a[k], b[k]), cc[k]);
+        if (!(lo - thickness <= p[k] && p[k] <= hi + thickness)) return;
+      }
+      close_vertex_triangle(i);
+    } else {
+      const auto& e = topo.edges[pp.a];
+      const auto& f = topo.edges[pp.b];
+      const Vec3 &e0 = x0[e[0]], &e1 = x0[e[1]], &f0 = x0[f[0]], &f1 = x0[f[1]];
+      for (int k = 0; k < 3; ++k) {
+        const double elo = std::min(e0[k], e1[k]), ehi = std::max(e0[k], e1[k]);
+        const double flo = std::min(f0[k], f1[k]), fhi = std::max(f0[k], f1[k]);
+        if (!(elo - thickness <= fhi && flo <= ehi + thickness)) return;
+      }
+      close_edge_edge(i);
+    }
   });
   std::vector<SelfContact>& contacts = proximity_contacts_;
   contacts.clear();

@@ -259,6 +259,18 @@ void ClothBvh::build(const ClothTopology& topology, const std::vector<Vec3>& res
     ++orphan_offsets_[listed[i].first + 1];
   }
   for (int n = 0; n < nn; ++n) orphan_offsets_[n + 1] += orphan_offsets_[n];
+  // Pre-order (node, left subtree, right subtree), the order of static_self_test.
+  preorder_orphans_.clear();
+  preorder_orphans_.reserve(orphans_.size());
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (nodes_[n].triangle >= 0) continue;
+    preorder_orphans_.insert(preorder_orphans_.end(), orphans_begin(n), orphans_end(n));
+    stack.push_back(nodes_[n].right);
+    stack.push_back(nodes_[n].left);
+  }
 }
 
 void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,

@@ -185,17 +185,25 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   if (!(thickness > 0)) return;
   Clock::time_point start = Clock::now();
   static_traversal(x0, thickness, s.threads);
-  gather(static_traversal_, pairs_);
+  // gather() without copying the orphans: a traversal without cones lists every node that has
+  // orphans, so they are bvh_.all_orphans(), in the same order, after the leaf pairs' features.
+  pairs_.clear();
+  for (const auto& tp : static_traversal_.triangle_pairs) bvh_.leaf_pair_primitives(tp[0], tp[1], pairs_);
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
   stats.seconds_culling += seconds_since(start);
   start = Clock::now();
 
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs_.size());
+  const std::ptrdiff_t n_leaf = static_cast<std::ptrdiff_t>(pairs_.size());
+  const std::ptrdiff_t n = n_leaf + static_cast<std::ptrdiff_t>(orphans.size());
+  auto pair_at = [&](std::ptrdiff_t i) -> const PrimitivePair& {
+    return i < n_leaf ? pairs_[i] : orphans[i - n_leaf];
+  };
   if (static_cast<std::ptrdiff_t>(slots_.size()) < n) slots_.resize(n);  // grow only (test_pairs)
   flags_.assign(n, 0);
   // Most pairs fail the box test (the orphan pairs of the 2-ring are listed every step): it is
   // done inline, in scalar code, and only the pairs that pass it enter the exact test.
   auto close_vertex_triangle = [&](std::ptrdiff_t i) {
-    const PrimitivePair& pp = pairs_[i];
+    const PrimitivePair& pp = pair_at(i);
     const auto& tri = topo.triangles[pp.b];
     const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
     PointTriangleClosest cl = closest_point_triangle(p, a, b, cc);
@@ -209,7 +217,7 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
     flags_[i] = 1;
   };
   auto close_edge_edge = [&](std::ptrdiff_t i) {
-    const PrimitivePair& pp = pairs_[i];
+    const PrimitivePair& pp = pair_at(i);
     const auto& e = topo.edges[pp.a];
     const auto& f = topo.edges[pp.b];
     SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
@@ -226,7 +234,7 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   // The same test as Aabb::inflated(thickness).overlaps, per axis: lo − r ≤ q ≤ hi + r for the
   // vertex, lo₁ − r ≤ hi₂ and lo₂ ≤ hi₁ + r for two edges.
   cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
-    const PrimitivePair& pp = pairs_[i];
+    const PrimitivePair& pp = pair_at(i);
     if (pp.kind == PrimitivePair::kVertexTriangle) {
       const auto& tri = topo.triangles[pp.b];
       const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];

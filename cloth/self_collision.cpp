@@ -73,6 +73,111 @@ Aabb segment_box(const Vec3& x, const Vec3& u) {
 void SelfCollision::build(const ClothTopology& topology, const std::vector<Vec3>& rest) {
   topology_ = &topology;
   bvh_.build(topology, rest);
+  // Orphan pairs around each vertex (for update_near_orphans).
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  const int nv = topology.vertex_count;
+  orphan_vertex_offsets_.assign(nv + 1, 0);
+  auto for_vertices = [&](const PrimitivePair& pp, auto&& f) {
+    if (pp.kind == PrimitivePair::kVertexTriangle) {
+      f(pp.a);
+      for (int v : topology.triangles[pp.b]) f(v);
+    } else {
+      for (int v : topology.edges[pp.a]) f(v);
+      for (int v : topology.edges[pp.b]) f(v);
+    }
+  };
+  for (const PrimitivePair& pp : orphans) for_vertices(pp, [&](int v) { ++orphan_vertex_offsets_[v + 1]; });
+  for (int v = 0; v < nv; ++v) orphan_vertex_offsets_[v + 1] += orphan_vertex_offsets_[v];
+  orphan_vertex_pairs_.assign(orphan_vertex_offsets_[nv], 0);
+  std::vector<int> fill(orphan_vertex_offsets_.begin(), orphan_vertex_offsets_.end() - 1);
+  for (int k = 0; k < static_cast<int>(orphans.size()); ++k)
+    for_vertices(orphans[k], [&](int v) { orphan_vertex_pairs_[fill[v]++] = k; });
+  orphan_near_.assign(orphans.size(), 1);
+  orphan_moved_.clear();
+  orphan_moved_.reserve(nv);
+  near_orphans_.clear();
+  near_orphans_.reserve(orphans.size());
+  orphan_list_current_ = false;
+  orphan_reference_.clear();
+  orphan_thickness_ = -1;
+}
+
+// Orphan pair k may pass the proximity box test at x (every vertex within kOrphanDrift·thickness
+// of its reference, per coordinate) only if it passes it at the references with the box grown
+// by twice that drift (each side moves at most that far); a little more covers round-off.
+bool SelfCollision::orphan_may_be_near(const PrimitivePair& pp, double margin) const {
+  const ClothTopology& topo = *topology_;
+  const std::vector<Vec3>& r = orphan_reference_;
+  if (pp.kind == PrimitivePair::kVertexTriangle) {
+    const auto& tri = topo.triangles[pp.b];
+    const Vec3 &p = r[pp.a], &a = r[tri[0]], &b = r[tri[1]], &c = r[tri[2]];
+    for (int k = 0; k < 3; ++k) {
+      const double lo = std::min(std::min(a[k], b[k]), c[k]);
+      const double hi = std::max(std::max(a[k], b[k]), c[k]);
+      if (!(lo - margin <= p[k] && p[k] <= hi + margin)) return false;
+    }
+    return true;
+  }
+  const auto& e = topo.edges[pp.a];
+  const auto& f = topo.edges[pp.b];
+  const Vec3 &e0 = r[e[0]], &e1 = r[e[1]], &f0 = r[f[0]], &f1 = r[f[1]];
+  for (int k = 0; k < 3; ++k) {
+    const double elo = std::min(e0[k], e1[k]), ehi = std::max(e0[k], e1[k]);
+    const double flo = std::min(f0[k], f1[k]), fhi = std::max(f0[k], f1[k]);
+    if (!(elo - margin <= fhi && flo <= ehi + margin)) return false;
+  }
+  return true;
+}
+
+void SelfCollision::update_near_orphans(const std::vector<Vec3>& x, double thickness, int threads) {
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  const int nv = static_cast<int>(x.size());
+  const std::ptrdiff_t no = static_cast<std::ptrdiff_t>(orphans.size());
+  const double drift = kOrphanDrift * thickness;
+  const double margin = thickness + 2.5 * drift;
+  bool all = orphan_thickness_ != thickness || static_cast<int>(orphan_reference_.size()) != nv;
+  int moved = 0;
+  if (all) {
+    orphan_reference_ = x;
+    orphan_thickness_ = thickness;
+  } else {
+    orphan_moved_.clear();
+    for (int i = 0; i < nv; ++i) {
+      if (!((x[i] - orphan_reference_[i]).cwiseAbs().maxCoeff() <= drift)) {
+        orphan_reference_[i] = x[i];
+        orphan_moved_.push_back(i);
+      }
+    }
+    moved = static_cast<int>(orphan_moved_.size());
+    // Each vertex is in 4·no/nv orphan pairs on average (~90 on a grid): past about a sixth of
+    // the vertices, one pass over all pairs is cheaper than their lists.
+    all = 6 * moved > nv;
+  }
+  if (all) {
+    cloth_parallel_for(no, threads, [&](std::ptrdiff_t k) {
+      orphan_near_[k] = orphan_may_be_near(orphans[k], margin) ? 1 : 0;
+    });
+  } else if (moved > 0) {
+    // Pairs around a moved vertex are marked (2) and re-tested once each, in order, below.
+    for (int i : orphan_moved_)
+      for (int j = orphan_vertex_offsets_[i]; j < orphan_vertex_offsets_[i + 1]; ++j)
+        orphan_near_[orphan_vertex_pairs_[j]] = 2;
+  } else if (orphan_list_current_) {
+    return;
+  }
+  near_orphans_.resize(no);
+  std::ptrdiff_t count = 0;
+  for (std::ptrdiff_t k = 0; k < no; ++k) {
+    char f = orphan_near_[k];
+    if (f == 2) {
+      f = orphan_may_be_near(orphans[k], margin) ? 1 : 0;
+      orphan_near_[k] = f;
+    }
+    near_orphans_[count] = static_cast<int>(k);
+    count += f;
+  }
+  near_orphans_.resize(count);
+  orphan_list_current_ = true;
 }
 
 void SelfCollision::gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out) const {
@@ -190,13 +295,14 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   pairs_.clear();
   for (const auto& tp : static_traversal_.triangle_pairs) bvh_.leaf_pair_primitives(tp[0], tp[1], pairs_);
   const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  update_near_orphans(x0, thickness, s.threads);
   stats.seconds_culling += seconds_since(start);
   start = Clock::now();
 
   const std::ptrdiff_t n_leaf = static_cast<std::ptrdiff_t>(pairs_.size());
-  const std::ptrdiff_t n = n_leaf + static_cast<std::ptrdiff_t>(orphans.size());
+  const std::ptrdiff_t n = n_leaf + static_cast<std::ptrdiff_t>(near_orphans_.size());
   auto pair_at = [&](std::ptrdiff_t i) -> const PrimitivePair& {
-    return i < n_leaf ? pairs_[i] : orphans[i - n_leaf];
+    return i < n_leaf ? pairs_[i] : orphans[near_orphans_[i - n_leaf]];
   };
   if (static_cast<std::ptrdiff_t>(slots_.size()) < n) slots_.resize(n);  // grow only (test_pairs)
   flags_.assign(n, 0);

@@ -259,6 +259,18 @@ void ClothBvh::build(const ClothTopology& topology, const std::vector<Vec3>& res
     ++orphan_offsets_[listed[i].first + 1];
   }
   for (int n = 0; n < nn; ++n) orphan_offsets_[n + 1] += orphan_offsets_[n];
+  // Pre-order (node, left subtree, right subtree), the order of static_self_test.
+  preorder_orphans_.clear();
+  preorder_orphans_.reserve(orphans_.size());
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (nodes_[n].triangle >= 0) continue;
+    preorder_orphans_.insert(preorder_orphans_.end(), orphans_begin(n), orphans_end(n));
+    stack.push_back(nodes_[n].right);
+    stack.push_back(nodes_[n].left);
+  }
 }
 
 void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,
@@ -457,7 +469,53 @@ void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec
   out.culled_nodes = 0;
   out.culled_pairs = 0;
   if (nodes_.empty()) return;
+  if (!use_cones && !only_changed) {
+    static_self_test(0, out);
+    return;
+  }
   self_test(0, use_cones, only_changed, x0, u, out);
+}
+
+// The plain traversal (no cones, every node) in exactly the order of self_test / pair_test
+// (same descent rule; a pair is entered only when its boxes overlap, which pair_test checks
+// first), with the box test of a child pair and the leaf–leaf case done in the caller: most of
+// the static traversal is spent on the seams between adjacent patches, whose leaf pairs share
+// a vertex and end there, so saving a call per pair is a large part of its cost.
+void ClothBvh::static_self_test(int n, Traversal& out) const {
+  const Node& node = nodes_[n];
+  if (node.triangle >= 0) return;
+  if (orphan_offsets_[n + 1] > orphan_offsets_[n]) out.orphan_nodes.push_back(n);
+  static_self_test(node.left, out);
+  static_self_test(node.right, out);
+  static_visit(node.left, node.right, out);
+}
+
+inline void ClothBvh::static_visit(int a, int b, Traversal& out) const {
+  if (!box_[a].overlaps(box_[b])) return;
+  const Node& na = nodes_[a];
+  const Node& nb = nodes_[b];
+  if (na.triangle >= 0 && nb.triangle >= 0) {
+    const auto& s = topology_->triangles[na.triangle];
+    const auto& t = topology_->triangles[nb.triangle];
+    const bool share = s[0] == t[0] || s[0] == t[1] || s[0] == t[2] || s[1] == t[0] || s[1] == t[1] ||
+                       s[1] == t[2] || s[2] == t[0] || s[2] == t[1] || s[2] == t[2];
+    if (!share) out.triangle_pairs.push_back({na.triangle, nb.triangle});
+    return;
+  }
+  static_pair_test(a, b, out);
+}
+
+void ClothBvh::static_pair_test(int a, int b, Traversal& out) const {
+  const Node& na = nodes_[a];
+  const Node& nb = nodes_[b];
+  const bool descend_a = nb.triangle >= 0 || (na.triangle < 0 && na.depth <= nb.depth);
+  if (descend_a) {
+    static_visit(na.left, b, out);
+    static_visit(na.right, b, out);
+  } else {
+    static_visit(a, nb.left, out);
+    static_visit(a, nb.right, out);
+  }
 }
 
 void ClothBvh::self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,

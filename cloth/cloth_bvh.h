@@ -80,6 +80,9 @@ class ClothBvh {
   /// Orphan pairs listed at node n.
   const PrimitivePair* orphans_begin(int n) const { return orphans_.data() + orphan_offsets_[n]; }
   const PrimitivePair* orphans_end(int n) const { return orphans_.data() + orphan_offsets_[n + 1]; }
+  /// All orphan pairs in the order a traversal without cones lists them (the nodes in
+  /// self-test pre-order): what gather makes of such a traversal's orphan_nodes.
+  const std::vector<PrimitivePair>& all_orphans() const { return preorder_orphans_; }
 
   int node_count() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int n) const { return nodes_[n]; }
@@ -96,6 +99,9 @@ class ClothBvh {
                     bool swept);
   void self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                  const std::vector<Vec3>* u, Traversal& out) const;
+  void static_self_test(int n, Traversal& out) const;
+  void static_visit(int a, int b, Traversal& out) const;
+  void static_pair_test(int a, int b, Traversal& out) const;
   void pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                  const std::vector<Vec3>* u, Traversal& out) const;
   // Adjacent-patch culling of the pair (a, b) (see the header comment).
@@ -115,6 +121,7 @@ class ClothBvh {
   // Feature ownership.
   std::vector<std::uint8_t> owned_vertices_, owned_edges_;  // bit k: vertex k / edge k of triangle
   std::vector<PrimitivePair> orphans_;
+  std::vector<PrimitivePair> preorder_orphans_;
   ConeCulling mode_ = ConeCulling::None;  // cones of the last refit_swept
   bool swept_current_ = false;  // the last refit was refit_swept (boxes and cones swept)
   double swept_pad_ = 0;        // its pad

@@ -319,8 +319,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   }
 
   cloth_serial_for(nv, [&](std::ptrdiff_t i) { s.x[i] += s.u[i]; });
-  s.stats.max_strain = s.strain.max_strain(s.x);
-  s.stats.max_compression = s.strain.max_compression(s.x);
+  s.strain.max_strain_and_compression(s.x, s.stats.max_strain, s.stats.max_compression);
   s.max_strain_seen = std::max(s.max_strain_seen, s.stats.max_strain);
 
   if (s.params.count_self_intersections) {

@@ -73,6 +73,111 @@ Aabb segment_box(const Vec3& x, const Vec3& u) {
 void SelfCollision::build(const ClothTopology& topology, const std::vector<Vec3>& rest) {
   topology_ = &topology;
   bvh_.build(topology, rest);
+  // Orphan pairs around each vertex (for update_near_orphans).
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  const int nv = topology.vertex_count;
+  orphan_vertex_offsets_.assign(nv + 1, 0);
+  auto for_vertices = [&](const PrimitivePair& pp, auto&& f) {
+    if (pp.kind == PrimitivePair::kVertexTriangle) {
+      f(pp.a);
+      for (int v : topology.triangles[pp.b]) f(v);
+    } else {
+      for (int v : topology.edges[pp.a]) f(v);
+      for (int v : topology.edges[pp.b]) f(v);
+    }
+  };
+  for (const PrimitivePair& pp : orphans) for_vertices(pp, [&](int v) { ++orphan_vertex_offsets_[v + 1]; });
+  for (int v = 0; v < nv; ++v) orphan_vertex_offsets_[v + 1] += orphan_vertex_offsets_[v];
+  orphan_vertex_pairs_.assign(orphan_vertex_offsets_[nv], 0);
+  std::vector<int> fill(orphan_vertex_offsets_.begin(), orphan_vertex_offsets_.end() - 1);
+  for (int k = 0; k < static_cast<int>(orphans.size()); ++k)
+    for_vertices(orphans[k], [&](int v) { orphan_vertex_pairs_[fill[v]++] = k; });
+  orphan_near_.assign(orphans.size(), 1);
+  orphan_moved_.clear();
+  orphan_moved_.reserve(nv);
+  near_orphans_.clear();
+  near_orphans_.reserve(orphans.size());
+  orphan_list_current_ = false;
+  orphan_reference_.clear();
+  orphan_thickness_ = -1;
+}
+
+// Orphan pair k may pass the proximity box test at x (every vertex within kOrphanDrift·thickness
+// of its reference, per coordinate) only if it passes it at the references with the box grown
+// by twice that drift (each side moves at most that far); a little more covers round-off.
+bool SelfCollision::orphan_may_be_near(const PrimitivePair& pp, double margin) const {
+  const ClothTopology& topo = *topology_;
+  const std::vector<Vec3>& r = orphan_reference_;
+  if (pp.kind == PrimitivePair::kVertexTriangle) {
+    const auto& tri = topo.triangles[pp.b];
+    const Vec3 &p = r[pp.a], &a = r[tri[0]], &b = r[tri[1]], &c = r[tri[2]];
+    for (int k = 0; k < 3; ++k) {
+      const double lo = std::min(std::min(a[k], b[k]), c[k]);
+      const double hi = std::max(std::max(a[k], b[k]), c[k]);
+      if (!(lo - margin <= p[k] && p[k] <= hi + margin)) return false;
+    }
+    return true;
+  }
+  const auto& e = topo.edges[pp.a];
+  const auto& f = topo.edges[pp.b];
+  const Vec3 &e0 = r[e[0]], &e1 = r[e[1]], &f0 = r[f[0]], &f1 = r[f[1]];
+  for (int k = 0; k < 3; ++k) {
+    const double elo = std::min(e0[k], e1[k]), ehi = std::max(e0[k], e1[k]);
+    const double flo = std::min(f0[k], f1[k]), fhi = std::max(f0[k], f1[k]);
+    if (!(elo - margin <= fhi && flo <= ehi + margin)) return false;
+  }
+  return true;
+}
+
+void SelfCollision::update_near_orphans(const std::vector<Vec3>& x, double thickness, int threads) {
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  const int nv = static_cast<int>(x.size());
+  const std::ptrdiff_t no = static_cast<std::ptrdiff_t>(orphans.size());
+  const double drift = kOrphanDrift * thickness;
+  const double margin = thickness + 2.5 * drift;
+  bool all = orphan_thickness_ != thickness || static_cast<int>(orphan_reference_.size()) != nv;
+  int moved = 0;
+  if (all) {
+    orphan_reference_ = x;
+    orphan_thickness_ = thickness;
+  } else {
+    orphan_moved_.clear();
+    for (int i = 0; i < nv; ++i) {
+      if (!((x[i] - orphan_reference_[i]).cwiseAbs().maxCoeff() <= drift)) {
+        orphan_reference_[i] = x[i];
+        orphan_moved_.push_back(i);
+      }
+    }
+    moved = static_cast<int>(orphan_moved_.size());
+    // Each vertex is in 4·no/nv orphan pairs on average (~90 on a grid): past about a sixth of
+    // the vertices, one pass over all pairs is cheaper than their lists.
+    all = 6 * moved > nv;
+  }
+  if (all) {
+    cloth_parallel_for(no, threads, [&](std::ptrdiff_t k) {
+      orphan_near_[k] = orphan_may_be_near(orphans[k], margin) ? 1 : 0;
+    });
+  } else if (moved > 0) {
+    // Pairs around a moved vertex are marked (2) and re-tested once each, in order, below.
+    for (int i : orphan_moved_)
+      for (int j = orphan_vertex_offsets_[i]; j < orphan_vertex_offsets_[i + 1]; ++j)
+        orphan_near_[orphan_vertex_pairs_[j]] = 2;
+  } else if (orphan_list_current_) {
+    return;
+  }
+  near_orphans_.resize(no);
+  std::ptrdiff_t count = 0;
+  for (std::ptrdiff_t k = 0; k < no; ++k) {
+    char f = orphan_near_[k];
+    if (f == 2) {
+      f = orphan_may_be_near(orphans[k], margin) ? 1 : 0;
+      orphan_near_[k] = f;
+    }
+    near_orphans_[count] = static_cast<int>(k);
+    count += f;
+  }
+  near_orphans_.resize(count);
+  orphan_list_current_ = true;
 }
 
 void SelfCollision::gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out) const {
@@ -104,7 +209,9 @@ void SelfCollision::test_pairs(const std::vector<PrimitivePair>& pairs, const st
                                std::vector<SelfContact>& out) const {
   const ClothTopology& topo = *topology_;
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs.size());
-  slots.resize(n);
+  // Grow only: the proximity pass and the CCD passes share this scratch with very different
+  // sizes, and shrinking then growing again default-constructs every new slot each step.
+  if (static_cast<std::ptrdiff_t>(slots.size()) < n) slots.resize(n);
   flags.assign(n, 0);
   cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     const PrimitivePair& pp = pairs[i];
@@ -183,52 +290,77 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   if (!(thickness > 0)) return;
   Clock::time_point start = Clock::now();
   static_traversal(x0, thickness, s.threads);
-  gather(static_traversal_, pairs_);
+  // gather() without copying the orphans: a traversal without cones lists every node that has
+  // orphans, so they are bvh_.all_orphans(), in the same order, after the leaf pairs' features.
+  pairs_.clear();
+  for (const auto& tp : static_traversal_.triangle_pairs) bvh_.leaf_pair_primitives(tp[0], tp[1], pairs_);
+  const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
+  update_near_orphans(x0, thickness, s.threads);
   stats.seconds_culling += seconds_since(start);
   start = Clock::now();
 
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs_.size());
-  slots_.resize(n);
+  const std::ptrdiff_t n_leaf = static_cast<std::ptrdiff_t>(pairs_.size());
+  const std::ptrdiff_t n = n_leaf + static_cast<std::ptrdiff_t>(near_orphans_.size());
+  auto pair_at = [&](std::ptrdiff_t i) -> const PrimitivePair& {
+    return i < n_leaf ? pairs_[i] : orphans[near_orphans_[i - n_leaf]];
+  };
+  if (static_cast<std::ptrdiff_t>(slots_.size()) < n) slots_.resize(n);  // grow only (test_pairs)
   flags_.assign(n, 0);
-  cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
-    const PrimitivePair& pp = pairs_[i];
-    SelfContact c;
-    if (pp.kind == PrimitivePair::kVertexTriangle) {
-      const auto& tri = topo.triangles[pp.b];
-      const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
-      Aabb tb;
-      tb.grow(a);
-      tb.grow(b);
-      tb.grow(cc);
-      if (!tb.inflated(thickness).overlaps(Aabb{p, p})) return;
-      PointTriangleClosest cl = closest_point_triangle(p, a, b, cc);
-      if (!(cl.distance < thickness)) return;
-      c = vertex_triangle_contact(pp, tri, cl.weights);
-      Vec3 n = cl.distance > 1e-12 ? Vec3((p - cl.point) / cl.distance)
+  // Most pairs fail the box test (the orphan pairs of the 2-ring are listed every step): it is
+  // done inline, in scalar code, and only the pairs that pass it enter the exact test.
+  auto close_vertex_triangle = [&](std::ptrdiff_t i) {
+    const PrimitivePair& pp = pair_at(i);
+    const auto& tri = topo.triangles[pp.b];
+    const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
+    PointTriangleClosest cl = closest_point_triangle(p, a, b, cc);
+    if (!(cl.distance < thickness)) return;
+    SelfContact c = vertex_triangle_contact(pp, tri, cl.weights);
+    c.normal = cl.distance > 1e-12 ? Vec3((p - cl.point) / cl.distance)
                                    : Vec3((b - a).cross(cc - a).normalized());
-      c.normal = n;
-      c.gap = cl.distance;
-    } else {
-      const auto& e = topo.edges[pp.a];
-      const auto& f = topo.edges[pp.b];
-      Aabb eb, fb;
-      eb.grow(x0[e[0]]);
-      eb.grow(x0[e[1]]);
-      fb.grow(x0[f[0]]);
-      fb.grow(x0[f[1]]);
-      if (!eb.inflated(thickness).overlaps(fb)) return;
-      SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
-      if (!(cl.distance < thickness)) return;
-      c = edge_edge_contact(pp, e, f, cl.s, cl.t);
-      Vec3 n = cl.distance > 1e-12
-                   ? Vec3((cl.point_p - cl.point_q) / cl.distance)
-                   : Vec3((x0[e[1]] - x0[e[0]]).cross(x0[f[1]] - x0[f[0]]).normalized());
-      c.normal = n;
-      c.gap = cl.distance;
-    }
+    c.gap = cl.distance;
     if (!c.normal.allFinite()) return;
     slots_[i] = c;
     flags_[i] = 1;
+  };
+  auto close_edge_edge = [&](std::ptrdiff_t i) {
+    const PrimitivePair& pp = pair_at(i);
+    const auto& e = topo.edges[pp.a];
+    const auto& f = topo.edges[pp.b];
+    SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
+    if (!(cl.distance < thickness)) return;
+    SelfContact c = edge_edge_contact(pp, e, f, cl.s, cl.t);
+    c.normal = cl.distance > 1e-12
+                   ? Vec3((cl.point_p - cl.point_q) / cl.distance)
+                   : Vec3((x0[e[1]] - x0[e[0]]).cross(x0[f[1]] - x0[f[0]]).normalized());
+    c.gap = cl.distance;
+    if (!c.normal.allFinite()) return;
+    slots_[i] = c;
+    flags_[i] = 1;
+  };
+  // The same test as Aabb::inflated(thickness).overlaps, per axis: lo − r ≤ q ≤ hi + r for the
+  // vertex, lo₁ − r ≤ hi₂ and lo₂ ≤ hi₁ + r for two edges.
+  cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
+    const PrimitivePair& pp = pair_at(i);
+    if (pp.kind == PrimitivePair::kVertexTriangle) {
+      const auto& tri = topo.triangles[pp.b];
+      const Vec3 &p = x0[pp.a], &a = x0[tri[0]], &b = x0[tri[1]], &cc = x0[tri[2]];
+      for (int k = 0; k < 3; ++k) {
+        const double lo = std::min(std::min(a[k], b[k]), cc[k]);
+        const double hi = std::max(std::max(a[k], b[k]), cc[k]);
+        if (!(lo - thickness <= p[k] && p[k] <= hi + thickness)) return;
+      }
+      close_vertex_triangle(i);
+    } else {
+      const auto& e = topo.edges[pp.a];
+      const auto& f = topo.edges[pp.b];
+      const Vec3 &e0 = x0[e[0]], &e1 = x0[e[1]], &f0 = x0[f[0]], &f1 = x0[f[1]];
+      for (int k = 0; k < 3; ++k) {
+        const double elo = std::min(e0[k], e1[k]), ehi = std::max(e0[k], e1[k]);
+        const double flo = std::min(f0[k], f1[k]), fhi = std::max(f0[k], f1[k]);
+        if (!(elo - thickness <= fhi && flo <= ehi + thickness)) return;
+      }
+      close_edge_edge(i);
+    }
   });
   std::vector<SelfContact>& contacts = proximity_contacts_;
   contacts.clear();

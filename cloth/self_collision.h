@@ -89,6 +89,14 @@ class SelfCollision {
                   const std::vector<Vec3>& u, double eta, const std::vector<char>* changed,
                   int threads, std::vector<SelfContact>& slots, std::vector<char>& flags,
                   std::vector<SelfContact>& out) const;
+  // The orphan pairs (2-ring features, bvh_.all_orphans(), listed every step) that can pass the
+  // proximity box test at x: near_orphans_, ascending. Each vertex keeps a reference position,
+  // renewed when it drifts more than kOrphanDrift·thickness from it (in some coordinate), and
+  // each orphan pair a flag "near at the references with the box grown by that drift", updated
+  // for the pairs around a renewed vertex; a pair not flagged cannot be near at x.
+  static constexpr double kOrphanDrift = 1.0;
+  void update_near_orphans(const std::vector<Vec3>& x, double thickness, int threads);
+  bool orphan_may_be_near(const PrimitivePair& pp, double margin) const;
   void proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std::vector<Vec3>& v,
                       const std::vector<double>& inv_mass, const SelfCollisionSettings& s,
                       SelfCollisionStats& stats);
@@ -113,6 +121,13 @@ class SelfCollision {
   // Per-step scratch kept between steps (no heap allocation in a settled step).
   std::vector<SelfContact> proximity_contacts_, ccd_contacts_;
   std::vector<char> changed_;
+  // update_near_orphans: orphan pairs per vertex (CSR), references, flags, the near list.
+  std::vector<int> orphan_vertex_offsets_, orphan_vertex_pairs_;
+  std::vector<Vec3> orphan_reference_;
+  double orphan_thickness_ = -1;
+  bool orphan_list_current_ = false;
+  std::vector<char> orphan_near_;
+  std::vector<int> orphan_moved_, near_orphans_;
   std::vector<int> zone_;
 };
 

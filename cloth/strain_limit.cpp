@@ -186,6 +186,18 @@ double StrainLimiter::max_compression(const std::vector<Vec3>& x) const {
   return worst;
 }
 
+void StrainLimiter::max_strain_and_compression(const std::vector<Vec3>& x, double& strain,
+                                               double& compression) const {
+  double worst = 0, worst_c = 0;
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    const double ratio = (x[edges_[e][0]] - x[edges_[e][1]]).norm() / rest_length_[e];
+    worst = std::max(worst, ratio - 1.0);
+    worst_c = std::max(worst_c, 1.0 - ratio);
+  }
+  strain = worst;
+  compression = worst_c;
+}
+
 double StrainLimiter::mean_strain(const std::vector<Vec3>& x) const {
   if (edges_.empty()) return 0.0;
   double sum = 0;

@@ -62,6 +62,8 @@ class StrainLimiter {
   double max_strain(const std::vector<Vec3>& x) const;
   /// Largest compression 1 − L/L0 over the edges (0 when none is shorter than at rest).
   double max_compression(const std::vector<Vec3>& x) const;
+  /// Both of the above in one pass over the edges (the same values).
+  void max_strain_and_compression(const std::vector<Vec3>& x, double& strain, double& compression) const;
   double mean_strain(const std::vector<Vec3>& x) const;
   const std::vector<double>& rest_lengths() const { return rest_length_; }
 

@@ -72,6 +72,8 @@ BodyId World::create_body(const BodyDef& def) {
   w.motions.push_back(def.motion);
   w.materials.push_back(def.material);
   w.masses.push_back(mass);
+  w.filters.push_back(def.filter);
+  w.sensors.push_back(def.is_sensor ? 1 : 0);
   w.broadphase.add(index, compute_aabb(def.shape, sim.frame_pose()),
                    def.motion == MotionType::Static);
   return BodyId{static_cast<std::uint32_t>(index), 1};

@@ -12,6 +12,9 @@
 #include <memory>
 #include <string>
 #include <array>
+#include <functional>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/world_def.h"
@@ -24,6 +27,46 @@ struct BodyId {
   std::uint32_t index = 0;
   std::uint32_t generation = 0;  // 0 = null id
   bool operator==(const BodyId&) const = default;
+};
+
+/// Joint and cloth handles, like BodyId: slot index plus generation (0 = null id).
+struct JointId {
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+  bool operator==(const JointId&) const = default;
+};
+struct ClothId {
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+  bool operator==(const ClothId&) const = default;
+};
+
+/// The closest hit of World::ray_cast, or one of World::ray_cast_all's.
+struct RayHit {
+  BodyId body;
+  Vec3 point = Vec3::Zero();     // world [m]
+  Vec3 normal = Vec3::UnitZ();   // world, unit, against the ray
+  double fraction = 0;           // along the translation, in [0, 1]
+};
+
+/// The first contact of World::shape_cast's swept shape.
+struct ShapeCastHit {
+  BodyId body;
+  Vec3 point = Vec3::Zero();     // world, on the body's surface at the time of impact [m]
+  Vec3 normal = Vec3::UnitZ();   // world, unit, from the body towards the cast shape
+  double fraction = 0;           // along the translation, in [0, 1]
+};
+
+enum class ContactEventType { Begin, End };
+
+/// Two bodies started (Begin) or stopped (End) touching in the last step; sensors report the
+/// overlaps of their shapes the same way.
+struct ContactEvent {
+  BodyId a, b;                   // a.index < b.index
+  ContactEventType type = ContactEventType::Begin;
+  Vec3 point = Vec3::Zero();     // Begin: the deepest contact point, world [m]
+  Vec3 normal = Vec3::UnitZ();   // Begin: unit, from a to b
+  double approach_speed = 0;     // Begin: closing speed along the normal at the point [m/s]
 };
 
 /// Kinematic state of a body as users see it: the body frame (not the centre of mass).
@@ -123,6 +166,35 @@ class World {
   bool is_asleep(BodyId id) const;
   /// Wakes the body's sleeping island (no effect on an awake body) and restarts its rest timer.
   void wake_body(BodyId id);
+
+  // ---- Queries (engine/world_query.cpp). Cloth is not a body and is never reported. ----
+  /// The closest body hit by the segment origin → origin + translation.
+  std::optional<RayHit> ray_cast(const Vec3& origin, const Vec3& translation,
+                                 const QueryFilter& filter = {}) const;
+  /// Every body the segment hits (its first hit on each), in order of fraction, then body index.
+  void ray_cast_all(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
+                    const std::function<void(const RayHit&)>& callback) const;
+  /// The bodies whose shapes overlap `shape` placed at (position, orientation), by body index.
+  std::vector<BodyId> overlap(const Shape& shape, const Vec3& position, const Quat& orientation,
+                              const QueryFilter& filter = {}) const;
+  /// The first body that `shape`, moved from (position, orientation) by `translation`, touches.
+  std::optional<ShapeCastHit> shape_cast(const Shape& shape, const Vec3& position,
+                                         const Quat& orientation, const Vec3& translation,
+                                         const QueryFilter& filter = {}) const;
+
+  // ---- Driving bodies ----
+  void set_linear_velocity(BodyId id, const Vec3& velocity);
+  void set_angular_velocity(BodyId id, const Vec3& velocity);
+  /// Force [N] at world point `point` [m], accumulated over the next step, then cleared.
+  void apply_force(BodyId id, const Vec3& force, const Vec3& point);
+  /// Torque [N m], accumulated over the next step, then cleared.
+  void apply_torque(BodyId id, const Vec3& torque);
+  /// A kinematic body reaches this pose at the end of the next step (its velocities are set so).
+  void set_kinematic_target(BodyId id, const Vec3& position, const Quat& orientation);
+
+  // ---- Events of the last step (engine/world_events.cpp) ----
+  /// Begin/End events of the last step, in (a, b) body index order, Ends before Begins.
+  std::span<const ContactEvent> contact_events() const;
 
   /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.
   void step();

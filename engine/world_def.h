@@ -8,6 +8,7 @@
 
 #include "collision/base/math.h"
 #include "collision/shape.h"
+#include "engine/filter.h"
 
 namespace impetus {
 
@@ -31,6 +32,9 @@ struct BodyDef {
   Vec3 angular_velocity = Vec3::Zero();       // world [rad/s]
   int material = 0;                           // index into WorldDef::materials
   std::optional<double> mass;                 // kg; default density × volume
+  Filter filter;                              // which bodies it collides with (engine/filter.h)
+  // A sensor reports overlaps as contact events (Begin/End) and has no contact response.
+  bool is_sensor = false;
 };
 
 enum class JointType { Ball, Hinge, Fixed, Slider };

@@ -85,6 +85,8 @@ struct World::Impl {
   std::vector<MotionType> motions;
   std::vector<int> materials;
   std::vector<double> masses;
+  std::vector<Filter> filters;            // BodyDef::filter
+  std::vector<char> sensors;              // BodyDef::is_sensor
 
   Broadphase broadphase;
   std::vector<std::pair<int, int>> pairs;  // sorted candidate pairs of this step

@@ -15,6 +15,20 @@
 #include <thread>
 #endif
 
+#if IMPETUS_HAVE_MPI
+namespace {
+// Set once MPI_Init has run: the process is an MPI rank.
+bool g_mpi_initialised = false;
+}  // namespace
+
+// LeakSanitizer's hook, read at exit in sanitizer builds (IMPETUS_SANITIZE=ON); an unused symbol
+// otherwise. Open MPI leaves ~120 KB allocated after MPI_Finalize (a bare MPI_Init + MPI_Finalize
+// program reports 57 leaks under `mpiexec -n 2`), from components it has already unloaded, so
+// LeakSanitizer can neither name nor suppress them. An MPI rank therefore skips the leak check;
+// the same batch code is leak-checked in the single-process batch tests.
+extern "C" int __lsan_is_turned_off() { return g_mpi_initialised ? 1 : 0; }
+#endif
+
 namespace impetus::cli {
 
 bool batch_mpi_launched() {
@@ -168,6 +182,7 @@ MpiWorld batch_mpi_init() {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
+  g_mpi_initialised = true;
   MpiWorld world;
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);

@@ -2,6 +2,7 @@
 // small functions that throw JsonError at the first problem; load_scene_json catches it and
 // prefixes the file name, so every error reads "FILE: JSON.PATH: problem".
 #include "engine/scene_loader.h"
+#include "engine/scene_loader_json.h"
 
 #include <cmath>
 #include <filesystem>

@@ -4,6 +4,7 @@
 
 #include "engine/json_reader.h"
 #include "engine/json_text.h"
+#include "engine/scene_loader_json.h"
 
 namespace impetus {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Scene-loader internals: shape objects and OBJ references of impetus-scene/1. Failures throw
 // JsonError (engine/json_reader.h); the public entry point is parse_shape_json in
-// engine/scene_loader.h.
+// engine/scene_loader_json.h.
 #include <map>
 #include <memory>
 #include <string>

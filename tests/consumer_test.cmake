@@ -2,7 +2,8 @@
 # find_package(impetus), run the consumer. Proves that the installed package (headers, library,
 # impetusConfig.cmake and its dependencies) is usable on its own.
 cmake_minimum_required(VERSION 3.25)
-# Inputs (-D): BUILD_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, SANITIZE.
+# Inputs (-D): BUILD_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, SANITIZE,
+# PUBLIC_HEADERS (;-list, relative to the include root: what must be installed, and nothing else).
 foreach(var BUILD_DIR CONSUMER_DIR WORK_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "consumer_test.cmake: -D${var}=... is required")
@@ -30,8 +31,33 @@ run_step("install into ${prefix}"
   ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --config ${BUILD_TYPE})
 run_step("run the installed CLI" ${prefix}/bin/impetus --version)
 
+# Public headers only: exactly PUBLIC_HEADERS under include/impetus, none naming nlohmann or the
+# World's internals, and each compiling on its own (one translation unit per header, built with
+# the consumer below).
+set(include_root ${prefix}/include/impetus)
+file(GLOB_RECURSE installed RELATIVE ${include_root} ${include_root}/*)
+list(SORT installed)
+set(expected ${PUBLIC_HEADERS})
+list(SORT expected)
+if(NOT installed STREQUAL expected)
+  message(FATAL_ERROR "installed headers differ from the public list:\n  installed: ${installed}\n"
+                      "  expected:  ${expected}")
+endif()
+set(header_checks ${WORK_DIR}/header_checks)
+file(MAKE_DIRECTORY ${header_checks})
+foreach(header ${installed})
+  file(READ ${include_root}/${header} text)
+  if(text MATCHES "nlohmann|world_impl\\.h|#include \"(dynamics|cloth)/")
+    message(FATAL_ERROR "installed ${header} exposes an internal or JSON header")
+  endif()
+  string(MAKE_C_IDENTIFIER ${header} name)
+  file(WRITE ${header_checks}/${name}.cpp "#include \"${header}\"\n")
+endforeach()
+list(LENGTH installed header_count)
+message(STATUS "public headers: ${header_count} installed, each self-contained")
+
 set(configure_args -S ${CONSUMER_DIR} -B ${consumer_build} -DCMAKE_PREFIX_PATH=${prefix}
-                   -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+                   -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DHEADER_CHECKS_DIR=${header_checks})
 if(GENERATOR)
   list(APPEND configure_args -G ${GENERATOR})
 endif()

@@ -3,6 +3,7 @@
 // conversions of a small valid scene. Scenes are written to a fresh temp dir and loaded through
 // load_scene_file, as `impetus run` does.
 #include "engine/scene_loader.h"
+#include "engine/scene_loader_json.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/scene_loader.h"
+#include "engine/scene_loader_json.h"
 #include "engine/scene_overrides.h"
 
 namespace impetus {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/scene_loader.h"
+#include "engine/scene_loader_json.h"
 
 namespace impetus::cli {
 

@@ -3,7 +3,8 @@
 # impetusConfig.cmake and its dependencies) is usable on its own.
 cmake_minimum_required(VERSION 3.25)
 # Inputs (-D): BUILD_DIR, CONSUMER_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE, SANITIZE,
-# PUBLIC_HEADERS (;-list, relative to the include root: what must be installed, and nothing else).
+# PUBLIC_HEADERS (;-list, relative to the include root: what must be installed, and nothing else),
+# DOC_EXAMPLES (tools/docs/embedding.md), SCENE_FILE (a scene its examples load).
 foreach(var BUILD_DIR CONSUMER_DIR WORK_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "consumer_test.cmake: -D${var}=... is required")
@@ -54,10 +55,28 @@ foreach(header ${installed})
   file(WRITE ${header_checks}/${name}.cpp "#include \"${header}\"\n")
 endforeach()
 list(LENGTH installed header_count)
+
+# tools/docs/embedding.md: its ```cpp blocks, in order, are one program (doc_examples).
+if(DOC_EXAMPLES)
+  file(READ ${DOC_EXAMPLES} doc)
+  string(REPLACE ";" "<semicolon>" doc "${doc}")  # CMake lists split on ';'
+  string(REGEX MATCHALL "```cpp\n[^`]*```" blocks "${doc}")
+  set(program "// Cut out of ${DOC_EXAMPLES} by tests/consumer_test.cmake\n")
+  foreach(block ${blocks})
+    string(REGEX REPLACE "^```cpp\n" "" block "${block}")
+    string(REGEX REPLACE "```$" "" block "${block}")
+    string(APPEND program "${block}\n")
+  endforeach()
+  string(REPLACE "<semicolon>" ";" program "${program}")
+  list(LENGTH blocks block_count)
+  file(WRITE ${WORK_DIR}/doc_examples.cpp "${program}")
+  message(STATUS "embedding.md: ${block_count} C++ blocks")
+endif()
 message(STATUS "public headers: ${header_count} installed, each self-contained")
 
 set(configure_args -S ${CONSUMER_DIR} -B ${consumer_build} -DCMAKE_PREFIX_PATH=${prefix}
-                   -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DHEADER_CHECKS_DIR=${header_checks})
+                   -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DHEADER_CHECKS_DIR=${header_checks}
+                   -DDOC_EXAMPLES_SOURCE=${WORK_DIR}/doc_examples.cpp)
 if(GENERATOR)
   list(APPEND configure_args -G ${GENERATOR})
 endif()
@@ -79,3 +98,9 @@ find_program(consumer_exe consumer PATHS ${consumer_build} ${consumer_build}/${B
              NO_DEFAULT_PATH REQUIRED)
 run_step("run the consumer" ${consumer_exe})
 message(STATUS "${step_output}")
+if(DOC_EXAMPLES)
+  find_program(doc_examples_exe doc_examples PATHS ${consumer_build} ${consumer_build}/${BUILD_TYPE}
+               NO_DEFAULT_PATH REQUIRED)
+  run_step("run embedding.md's examples" ${doc_examples_exe} ${SCENE_FILE})
+  message(STATUS "${step_output}")
+endif()

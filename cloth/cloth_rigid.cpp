@@ -13,6 +13,7 @@
 #include "collision/gjk.h"
 #include "collision/triangle_mesh.h"
 #include "cloth/proximity.h"
+#include "collision/segment_closest.h"
 #include "cloth/cloth_parallel.h"
 
 namespace impetus {
@@ -135,12 +136,12 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
       Vec3 n, surface;
       if (type == ShapeType::Sphere || type == ShapeType::Capsule) {
         // Closed form about the shape's core segment.
-        const SegmentSegmentClosest cl = segment_segment_closest(a, b, cores[c][0], cores[c][1]);
+        const SegmentClosest cl = closest_segment_segment(a, b, cores[c][0], cores[c][1]);
         if (!(cl.distance > 0)) continue;
         edge_s = cl.s;
         dist = cl.distance - col.shape.radius;
-        n = (cl.point_p - cl.point_q) / cl.distance;
-        surface = cl.point_q + col.shape.radius * n;
+        n = (cl.p - cl.q) / cl.distance;
+        surface = cl.q + col.shape.radius * n;
       } else {
         // The edge as a zero-radius capsule against the shape (GJK/EPA or the mesh BVH).
         const Vec3 d = b - a;

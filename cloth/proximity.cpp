@@ -4,14 +4,9 @@
 #include <cmath>
 #include <limits>
 
-namespace impetus {
+#include "collision/segment_closest.h"
 
-double closest_segment_parameter(const Vec3& p, const Vec3& a, const Vec3& b) {
-  const Vec3 ab = b - a;
-  const double len2 = ab.squaredNorm();
-  if (!(len2 > 0)) return 0.0;
-  return std::clamp((p - a).dot(ab) / len2, 0.0, 1.0);
-}
+namespace impetus {
 
 PointTriangleClosest closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b,
                                             const Vec3& c) {
@@ -26,8 +21,8 @@ PointTriangleClosest closest_point_triangle(const Vec3& p, const Vec3& a, const 
     for (int k = 0; k < 3; ++k) {
       const Vec3& e0 = *v[k];
       const Vec3& e1 = *v[(k + 1) % 3];
-      double s = closest_segment_parameter(p, e0, e1);
-      Vec3 q = e0 + s * (e1 - e0);
+      double s = 0;
+      const Vec3 q = closest_point_on_segment(p, e0, e1, &s);
       double d = (p - q).norm();
       if (d < best) {
         best = d;
@@ -73,74 +68,6 @@ PointTriangleClosest closest_point_triangle(const Vec3& p, const Vec3& a, const 
   }
   r.point = r.weights[0] * a + r.weights[1] * b + r.weights[2] * c;
   r.distance = (p - r.point).norm();
-  return r;
-}
-
-SegmentSegmentClosest segment_segment_closest(const Vec3& p0, const Vec3& p1, const Vec3& q0,
-                                              const Vec3& q1) {
-  SegmentSegmentClosest r;
-  const Vec3 d1 = p1 - p0, d2 = q1 - q0, w = p0 - q0;
-  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(w);
-  double s = 0, t = 0;
-  if (!(a > 0) && !(e > 0)) {
-    s = t = 0;
-  } else if (!(a > 0)) {
-    s = 0;
-    t = std::clamp(f / e, 0.0, 1.0);
-  } else {
-    const double c = d1.dot(w);
-    if (!(e > 0)) {
-      t = 0;
-      s = std::clamp(-c / a, 0.0, 1.0);
-    } else {
-      const double b = d1.dot(d2);
-      const double denom = a * e - b * b;  // ≥ 0; ~0 for parallel segments
-      if (denom > 1e-14 * a * e) {
-        s = std::clamp((b * f - c * e) / denom, 0.0, 1.0);
-      } else {
-        s = 0;  // parallel: any s works for the line distance; the clamps below fix the rest
-      }
-      t = (b * s + f) / e;
-      if (t < 0) {
-        t = 0;
-        s = std::clamp(-c / a, 0.0, 1.0);
-      } else if (t > 1) {
-        t = 1;
-        s = std::clamp((b - c) / a, 0.0, 1.0);
-      }
-    }
-  }
-  r.s = s;
-  r.t = t;
-  r.point_p = p0 + s * d1;
-  r.point_q = q0 + t * d2;
-  r.distance = (r.point_p - r.point_q).norm();
-  // Parallel overlapping segments: the clamped walk above can land on a non-minimal pair;
-  // endpoint projections cover every case where the minimum is attained at an endpoint.
-  if (!(a > 0) || !(e > 0)) return r;
-  const double cross2 = d1.cross(d2).squaredNorm();
-  if (cross2 <= 1e-12 * a * e) {
-    const Vec3* ends[4] = {&p0, &p1, &q0, &q1};
-    for (int k = 0; k < 4; ++k) {
-      double ss, tt;
-      if (k < 2) {
-        ss = k == 0 ? 0.0 : 1.0;
-        tt = closest_segment_parameter(*ends[k], q0, q1);
-      } else {
-        tt = k == 2 ? 0.0 : 1.0;
-        ss = closest_segment_parameter(*ends[k], p0, p1);
-      }
-      Vec3 pp = p0 + ss * d1, qq = q0 + tt * d2;
-      double d = (pp - qq).norm();
-      if (d < r.distance) {
-        r.distance = d;
-        r.s = ss;
-        r.t = tt;
-        r.point_p = pp;
-        r.point_q = qq;
-      }
-    }
-  }
   return r;
 }
 

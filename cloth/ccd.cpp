@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cloth/proximity.h"
 #include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 
 namespace impetus {
 namespace {

@@ -11,9 +11,8 @@
 #include "collision/convex_support.h"
 #include "collision/distance.h"
 #include "collision/gjk.h"
-#include "collision/triangle_mesh.h"
-#include "cloth/proximity.h"
 #include "collision/segment_closest.h"
+#include "collision/triangle_mesh.h"
 #include "cloth/cloth_parallel.h"
 
 namespace impetus {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cloth/proximity.h"
 #include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 
 namespace impetus {
 namespace {

@@ -1,10 +1,11 @@
-// Closest points and CCD of the cloth primitives against dense sampling, including coplanar,
-// parallel, touching and static (degenerate) motions.
+// CCD of the cloth primitives against dense sampling, including coplanar, parallel, touching
+// and static (degenerate) motions (their closest points: tests/collision/segment_closest_test.cpp
+// and triangle_distance_test.cpp).
 #include <gtest/gtest.h>
 
 #include "cloth/ccd.h"
-#include "cloth/proximity.h"
 #include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 #include "cloth_test_util.h"
 
 namespace impetus {
@@ -12,29 +13,6 @@ namespace {
 
 using cloth_test::random_vec;
 using cloth_test::uniform;
-
-TEST(Proximity, PointTriangleMatchesDenseSampling) {
-  std::mt19937_64 rng(1);
-  for (int trial = 0; trial < 300; ++trial) {
-    const Vec3 a = random_vec(rng), b = random_vec(rng), c = random_vec(rng);
-    const Vec3 p = random_vec(rng, -2, 2);
-    const PointTriangleClosest cl = closest_point_triangle(p, a, b, c);
-    EXPECT_NEAR((cl.weights[0] * a + cl.weights[1] * b + cl.weights[2] * c - cl.point).norm(), 0, 1e-12);
-    EXPECT_NEAR(cl.weights.sum(), 1.0, 1e-12);
-    EXPECT_GE(cl.weights.minCoeff(), -1e-12);
-    const int n = 200;
-    double best = 1e300;
-    for (int i = 0; i <= n; ++i) {
-      for (int j = 0; i + j <= n; ++j) {
-        const double u = double(i) / n, v = double(j) / n;
-        best = std::min(best, (p - (a + u * (b - a) + v * (c - a))).norm());
-      }
-    }
-    const double h = std::max({(b - a).norm(), (c - a).norm()}) / n;
-    EXPECT_LE(cl.distance, best + 1e-12);
-    EXPECT_GE(cl.distance, best - 2 * h);
-  }
-}
 
 double triple(const Vec3& a, const Vec3& b, const Vec3& c) { return a.cross(b).dot(c); }
 

@@ -6,14 +6,14 @@
 #include <limits>
 #include <optional>
 
-#include "cloth/point_shape_distance.h"
+#include "cloth/cloth_parallel.h"
 #include "collision/convex_hull.h"
 #include "collision/convex_support.h"
 #include "collision/distance.h"
 #include "collision/gjk.h"
+#include "collision/point_shape_distance.h"
 #include "collision/segment_closest.h"
 #include "collision/triangle_mesh.h"
-#include "cloth/cloth_parallel.h"
 
 namespace impetus {
 namespace {

@@ -1,4 +1,4 @@
-#include "cloth/point_shape_distance.h"
+#include "collision/point_shape_distance.h"
 
 #include <algorithm>
 #include <array>

@@ -32,7 +32,6 @@ class ClothModel {
 
   const std::vector<double>& masses() const { return mass_; }
   const ScalarCsrMatrix& bending_hessian() const { return bend_q_; }  // Q (times k_b = Hessian)
-  double rest_area(int triangle) const { return area_[triangle]; }
 
   /// Fills A's blocks (pattern set by the caller from the topology 1-ring) and rhs for a
   /// step of size h from (x, v); gravity enters as m·g. A still lacks the bending term

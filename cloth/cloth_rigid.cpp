@@ -439,16 +439,4 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
   if (s.triangles) resolve_faces(pass, *s.triangles, colliders, boxes, mu, work.triangle_boxes);
 }
 
-double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders) {
-  double best = std::numeric_limits<double>::infinity();
-  for (const Vec3& p : x) {
-    for (const RigidCollider& c : colliders) {
-      ShapeProximity prox;
-      if (point_shape_proximity(c.shape, c.pose, p, p, std::numeric_limits<double>::infinity(), prox))
-        best = std::min(best, prox.distance);
-    }
-  }
-  return best;
-}
-
 }  // namespace impetus

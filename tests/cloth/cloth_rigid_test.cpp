@@ -37,7 +37,7 @@ void drop_on(const Shape& shape, const Vec3& position, double top) {
   for (int k = 0; k < 120; ++k) {
     reactions.clear();
     cloth.step(1.0 / 240, kGravity, colliders, reactions);
-    ASSERT_GE(min_signed_distance(cloth.positions(), colliders), -p.thickness) << shape_type_name(shape.type) << " step " << k;
+    ASSERT_GE(cloth_test::min_signed_distance(cloth.positions(), colliders), -p.thickness) << shape_type_name(shape.type) << " step " << k;
     ASSERT_EQ(cloth.stats().self_intersections, 0) << shape_type_name(shape.type) << " step " << k;
   }
   const Vec3 centre = cloth.positions()[5 * 11 + 5];

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cloth/proximity.h"
+#include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 
 namespace impetus {
 namespace {
@@ -172,7 +173,7 @@ CcdHit ccd_edge_edge(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3&
                                      (dp1 - dq1).norm()});
   auto distance = [&](double t, CcdHit& hit) {
     const Vec3 a0 = p0 + t * dp0, a1 = p1 + t * dp1, b0 = q0 + t * dq0, b1 = q1 + t * dq1;
-    SegmentSegmentClosest cl = segment_segment_closest(a0, a1, b0, b1);
+    SegmentClosest cl = closest_segment_segment(a0, a1, b0, b1);
     hit.s = cl.s;
     hit.u = cl.t;
     Vec3 n = (a1 - a0).cross(b1 - b0);
@@ -181,7 +182,7 @@ CcdHit ccd_edge_edge(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3&
     if (nn > 1e-9 * len && nn > 0) {
       hit.normal = n / nn;
     } else if (cl.distance > 0) {
-      hit.normal = (cl.point_p - cl.point_q) / cl.distance;
+      hit.normal = (cl.p - cl.q) / cl.distance;
     } else {
       hit.normal = safe_orthogonal(a1 - a0);
     }

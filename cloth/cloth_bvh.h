@@ -85,13 +85,11 @@ class ClothBvh {
   const std::vector<PrimitivePair>& all_orphans() const { return preorder_orphans_; }
 
   int node_count() const { return static_cast<int>(nodes_.size()); }
-  const Node& node(int n) const { return nodes_[n]; }
   const Aabb& box(int n) const { return box_[n]; }
   const NormalCone& cone(int n) const { return cone_[n]; }
   bool is_disk(int n) const { return loop_offsets_[n + 1] > loop_offsets_[n]; }
   /// The contour condition for node n over the step x0 → x0 + u about the node's cone axis.
   bool contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const;
-  const ClothTopology& topology() const { return *topology_; }
 
  private:
   void refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,

@@ -131,70 +131,14 @@ double ClothModel::bending_coefficient(double h) const {
   return params_.bend_stiffness * (h * params_.damping + h * h);
 }
 
-void ClothModel::element_terms(const Element& e, const std::vector<Vec3>& x,
-                               const std::vector<Vec3>* v, std::array<Vec3, 3>& f,
-                               std::array<Mat3, 9>* K, std::array<Mat3, 9>* D) const {
-  const Vec3 &x0 = x[e.v[0]], &x1 = x[e.v[1]], &x2 = x[e.v[2]];
-  const Vec3 wu = e.cu[0] * x0 + e.cu[1] * x1 + e.cu[2] * x2;
-  const Vec3 wv = e.cv[0] * x0 + e.cv[1] * x1 + e.cv[2] * x2;
-  Vec3 dwu = Vec3::Zero(), dwv = Vec3::Zero();
-  if (v) {
-    const std::vector<Vec3>& vel = *v;
-    dwu = e.cu[0] * vel[e.v[0]] + e.cu[1] * vel[e.v[1]] + e.cu[2] * vel[e.v[2]];
-    dwv = e.cv[0] * vel[e.v[0]] + e.cv[1] * vel[e.v[1]] + e.cv[2] * vel[e.v[2]];
-  }
-  for (auto& fi : f) fi.setZero();
-  if (K) for (auto& b : *K) b.setZero();
-  if (D) for (auto& b : *D) b.setZero();
-  const double beta = params_.damping;
-
-  // Stretch along u and v: C = |w| − 1, ∂C/∂x_i = c_i ŵ.
-  auto stretch = [&](const Vec3& w, const Vec3& dw, const std::array<double, 3>& c) {
-    const double ka = params_.stretch_stiffness * e.area;
-    const double len = w.norm();
-    if (!(len > 0)) return;
-    const Vec3 wh = w / len;
-    const double C = len - 1.0;
-    const double Cdot = wh.dot(dw);
-    for (int i = 0; i < 3; ++i) f[i] -= ka * (C + beta * Cdot) * c[i] * wh;
-    if (K || D) {
-      const Mat3 P = wh * wh.transpose();
-      const Mat3 Kc = P + (std::max(C, 0.0) / len) * (Mat3::Identity() - P);
-      for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-          if (K) (*K)[3 * i + j] += (ka * c[i] * c[j]) * Kc;
-          if (D) (*D)[3 * i + j] += (beta * ka * c[i] * c[j]) * P;
-        }
-      }
-    }
-  };
-  stretch(wu, dwu, e.cu);
-  stretch(wv, dwv, e.cv);
-
-  // Shear: C = w_u·w_v, ∂C/∂x_i = cu_i w_v + cv_i w_u.
-  const double ks = params_.shear_stiffness * e.area;
-  const double C = wu.dot(wv);
-  std::array<Vec3, 3> g;
-  double Cdot = 0;
-  for (int i = 0; i < 3; ++i) {
-    g[i] = e.cu[i] * wv + e.cv[i] * wu;
-    if (v) Cdot += g[i].dot((*v)[e.v[i]]);
-  }
-  for (int i = 0; i < 3; ++i) f[i] -= ks * (C + beta * Cdot) * g[i];
-  if (K || D) {
-    for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 3; ++j) {
-        const Mat3 gg = g[i] * g[j].transpose();
-        if (K) (*K)[3 * i + j] += ks * gg;
-        if (D) (*D)[3 * i + j] += (beta * ks) * gg;
-      }
-    }
-  }
-}
-
 void ClothModel::element_system(const Element& e, const std::vector<Vec3>& x,
                                 const std::vector<Vec3>& vel, double h, std::array<Mat3, 9>& out,
-                                std::array<Vec3, 3>& r) const {
+                                std::array<Vec3, 3>& r, std::array<Vec3, 3>* forces) const {
+  // Stretch along u and v: C = |w| − 1, ∂C/∂x_i = c_i ŵ, f_i = −k·a·(C + β·Ċ)·c_i ŵ; the PSD
+  // part of −∂f_i/∂x_j is k·a·c_i c_j (P + max(C, 0)/|w| (I − P)), P = ŵŵᵀ (the lateral term
+  // only in tension), and −∂f_i/∂v_j = β·k·a·c_i c_j P.
+  // Shear: C = w_u·w_v, ∂C/∂x_i = g_i = cu_i w_v + cv_i w_u, f_i = −k·a·(C + β·Ċ)·g_i; K keeps
+  // the Gauss–Newton part k·a·g_i g_jᵀ, and D = β·k·a·g_i g_jᵀ.
   // Every element block has the form c_i·c_j·M (stretch) or g_i·g_jᵀ (shear), so the system
   // blocks h·D + h²·K and the force terms are built from a few 3×3 products per element.
   const Vec3 &x0 = x[e.v[0]], &x1 = x[e.v[1]], &x2 = x[e.v[2]];
@@ -241,13 +185,14 @@ void ClothModel::element_system(const Element& e, const std::vector<Vec3>& x,
     for (int j = 0; j < 3; ++j) out[3 * i + j].noalias() += (shear_coefficient * g[i]) * g[j].transpose();
   }
   for (int i = 0; i < 3; ++i) r[i] = h * (f[i] - h * Kv[i]);
+  if (forces) *forces = f;
 }
 
-std::array<Mat3, 9> ClothModel::element_stiffness(int t, const std::vector<Vec3>& x) const {
-  std::array<Vec3, 3> f;
-  std::array<Mat3, 9> K;
-  element_terms(elements_[t], x, nullptr, f, &K, nullptr);
-  return K;
+ClothModel::ElementSystem ClothModel::element_system(int t, const std::vector<Vec3>& x,
+                                                     const std::vector<Vec3>& v, double h) const {
+  ElementSystem s;
+  element_system(elements_[t], x, v, h, s.blocks, s.rhs, &s.forces);
+  return s;
 }
 
 void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v, double h,
@@ -276,8 +221,7 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     pattern_owner_ = &A;
   }
 
-  // Per element: h·D + h²·K blocks and h·(f − h·K·v0) (element_system, same terms as
-  // element_terms without forming K and D separately).
+  // Per element: h·D + h²·K blocks and h·(f − h·K·v0).
   cloth_parallel_for(nt, threads, [&](std::ptrdiff_t t) {
     element_system(elements_[t], x, v, h, element_blocks_[t], element_rhs_[t]);
   });
@@ -315,8 +259,9 @@ void ClothModel::internal_forces(const std::vector<Vec3>& x, const std::vector<V
                                  std::vector<Vec3>& f) const {
   f.assign(mass_.size(), Vec3::Zero());
   for (const Element& e : elements_) {
-    std::array<Vec3, 3> fe;
-    element_terms(e, x, &v, fe, nullptr, nullptr);
+    std::array<Mat3, 9> blocks;
+    std::array<Vec3, 3> rhs, fe;
+    element_system(e, x, v, 1.0, blocks, rhs, &fe);  // f does not depend on h
     for (int k = 0; k < 3; ++k) f[e.v[k]] += fe[k];
   }
   if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {

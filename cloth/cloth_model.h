@@ -32,7 +32,6 @@ class ClothModel {
 
   const std::vector<double>& masses() const { return mass_; }
   const ScalarCsrMatrix& bending_hessian() const { return bend_q_; }  // Q (times k_b = Hessian)
-  double rest_area(int triangle) const { return area_[triangle]; }
 
   /// Fills A's blocks (pattern set by the caller from the topology 1-ring) and rhs for a
   /// step of size h from (x, v); gravity enters as m·g. A still lacks the bending term
@@ -42,13 +41,23 @@ class ClothModel {
   /// Coefficient of Q in the system matrix: k_b·(h·damping + h²).
   double bending_coefficient(double h) const;
 
-  /// Internal (elastic + damping) forces at (x, v), without gravity. For tests.
+  /// Internal (elastic + damping) forces at (x, v), without gravity: element_system's forces
+  /// plus bending. For tests.
   void internal_forces(const std::vector<Vec3>& x, const std::vector<Vec3>& v, std::vector<Vec3>& f) const;
   /// Elastic energy: stretch + shear + bending.
   double elastic_energy(const std::vector<Vec3>& x) const;
   double bending_energy(const std::vector<Vec3>& x) const;
-  /// Element stiffness K_ij (3×3 blocks, PSD part) for triangle t at x; for tests.
-  std::array<Mat3, 9> element_stiffness(int t, const std::vector<Vec3>& x) const;
+
+  /// What assemble() adds for one triangle (the step's kernel, element_system below).
+  struct ElementSystem {
+    std::array<Mat3, 9> blocks;   // (i, j) at 3i + j: h·D_ij + h²·K_ij
+    std::array<Vec3, 3> rhs;      // h·(f_i − h·Σ_j K_ij v_j)
+    std::array<Vec3, 3> forces;   // f_i: stretch and shear forces with their damping
+  };
+  /// Triangle t's element system at (x, v) for a step h; for tests (with h = 1 and no damping,
+  /// `blocks` is the element stiffness K).
+  ElementSystem element_system(int t, const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                               double h) const;
 
  private:
   struct Element {
@@ -56,12 +65,11 @@ class ClothModel {
     std::array<double, 3> cu, cv;  // ∂w_u/∂x_i, ∂w_v/∂x_i (scalars × I)
     double area;
   };
-  // Per-element force, damping-force and the 3×3 blocks of K and D.
-  void element_terms(const Element& e, const std::vector<Vec3>& x, const std::vector<Vec3>* v,
-                     std::array<Vec3, 3>& f, std::array<Mat3, 9>* K, std::array<Mat3, 9>* D) const;
-  // The element's blocks of h·D + h²·K and its right-hand side h·(f − h·K·v).
+  // The one Baraff–Witkin element kernel: the element's blocks of h·D + h²·K, its right-hand
+  // side h·(f − h·K·v) and, when `forces` is given, its forces f (elastic + damping).
   void element_system(const Element& e, const std::vector<Vec3>& x, const std::vector<Vec3>& v,
-                      double h, std::array<Mat3, 9>& out, std::array<Vec3, 3>& r) const;
+                      double h, std::array<Mat3, 9>& out, std::array<Vec3, 3>& r,
+                      std::array<Vec3, 3>* forces = nullptr) const;
 
   ClothParams params_;
   std::vector<Element> elements_;

@@ -6,14 +6,14 @@
 #include <limits>
 #include <optional>
 
-#include "cloth/point_shape_distance.h"
+#include "cloth/cloth_parallel.h"
 #include "collision/convex_hull.h"
 #include "collision/convex_support.h"
 #include "collision/distance.h"
 #include "collision/gjk.h"
+#include "collision/point_shape_distance.h"
+#include "collision/segment_closest.h"
 #include "collision/triangle_mesh.h"
-#include "cloth/proximity.h"
-#include "cloth/cloth_parallel.h"
 
 namespace impetus {
 namespace {
@@ -135,12 +135,12 @@ void resolve_edges(ContactPass& pass, const std::vector<std::array<int, 2>>& edg
       Vec3 n, surface;
       if (type == ShapeType::Sphere || type == ShapeType::Capsule) {
         // Closed form about the shape's core segment.
-        const SegmentSegmentClosest cl = segment_segment_closest(a, b, cores[c][0], cores[c][1]);
+        const SegmentClosest cl = closest_segment_segment(a, b, cores[c][0], cores[c][1]);
         if (!(cl.distance > 0)) continue;
         edge_s = cl.s;
         dist = cl.distance - col.shape.radius;
-        n = (cl.point_p - cl.point_q) / cl.distance;
-        surface = cl.point_q + col.shape.radius * n;
+        n = (cl.p - cl.q) / cl.distance;
+        surface = cl.q + col.shape.radius * n;
       } else {
         // The edge as a zero-radius capsule against the shape (GJK/EPA or the mesh BVH).
         const Vec3 d = b - a;
@@ -437,18 +437,6 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
   }
   resolve_edges(pass, edges, colliders, boxes, mu);
   if (s.triangles) resolve_faces(pass, *s.triangles, colliders, boxes, mu, work.triangle_boxes);
-}
-
-double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders) {
-  double best = std::numeric_limits<double>::infinity();
-  for (const Vec3& p : x) {
-    for (const RigidCollider& c : colliders) {
-      ShapeProximity prox;
-      if (point_shape_proximity(c.shape, c.pose, p, p, std::numeric_limits<double>::infinity(), prox))
-        best = std::min(best, prox.distance);
-    }
-  }
-  return best;
 }
 
 }  // namespace impetus

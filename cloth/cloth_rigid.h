@@ -82,7 +82,4 @@ void resolve_cloth_rigid(const std::vector<Vec3>& x0, std::vector<Vec3>& u, std:
                          ClothRigidWorkspace& work, std::vector<RigidImpulse>& reactions,
                          ClothRigidStats& stats);
 
-/// Smallest signed distance from any vertex to any collider (for tests and diagnostics).
-double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders);
-
 }  // namespace impetus

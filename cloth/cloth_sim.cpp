@@ -333,7 +333,6 @@ int ClothSim::vertex_count() const { return static_cast<int>(impl_->x.size()); }
 const std::vector<std::array<int, 3>>& ClothSim::triangles() const { return impl_->triangles; }
 const std::vector<Vec3>& ClothSim::positions() const { return impl_->x; }
 const std::vector<Vec3>& ClothSim::velocities() const { return impl_->v; }
-const std::vector<Vec3>& ClothSim::rest_positions() const { return impl_->rest; }
 const std::vector<double>& ClothSim::masses() const { return impl_->model.masses(); }
 const ClothParams& ClothSim::params() const { return impl_->params; }
 const ClothStats& ClothSim::stats() const { return impl_->stats; }
@@ -344,8 +343,6 @@ void ClothSim::set_state(const std::vector<Vec3>& positions, const std::vector<V
   impl_->x = positions;
   impl_->v = velocities;
 }
-
-void ClothSim::set_culling(ConeCulling mode) { impl_->params.culling = mode; }
 
 void ClothSim::attach(int vertex, int body, const Pose& body_pose) {
   Impl& s = *impl_;
@@ -361,7 +358,6 @@ void ClothSim::attach(int vertex, int body, const Pose& body_pose) {
   s.inv_mass[vertex] = 0.0;
   s.build_strain_limiter();
 }
-void ClothSim::set_threads(int threads) { impl_->params.threads = threads; }
 
 double ClothSim::kinetic_energy() const {
   const std::vector<double>& m = impl_->model.masses();

@@ -72,19 +72,16 @@ class ClothSim {
   const std::vector<std::array<int, 3>>& triangles() const;
   const std::vector<Vec3>& positions() const;
   const std::vector<Vec3>& velocities() const;
-  const std::vector<Vec3>& rest_positions() const;
   const std::vector<double>& masses() const;
   const ClothParams& params() const;
   const ClothStats& stats() const;
 
   /// Replace the state (e.g. to restart from a recorded frame); sizes must match.
   void set_state(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities);
-  void set_culling(ConeCulling mode);
   /// Attach `vertex` to rigid body `body` (RigidCollider::body) at its current position, given
   /// the body's pose now: from then on it follows body_pose.apply(local point) and the body
   /// receives the reaction. Same as listing it in ClothParams::attached.
   void attach(int vertex, int body, const Pose& body_pose);
-  void set_threads(int threads);
 
   double kinetic_energy() const;
   /// −Σ m g·x.

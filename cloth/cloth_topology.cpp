@@ -79,13 +79,6 @@ ClothTopology ClothTopology::build(int vertex_count,
   return t;
 }
 
-int ClothTopology::find_edge(int a, int b) const {
-  std::array<int, 2> key = {std::min(a, b), std::max(a, b)};
-  auto it = std::lower_bound(edges.begin(), edges.end(), key);
-  if (it == edges.end() || *it != key) return -1;
-  return static_cast<int>(it - edges.begin());
-}
-
 bool ClothTopology::triangles_share_vertex(int s, int t) const {
   for (int a : triangles[s])
     for (int b : triangles[t])

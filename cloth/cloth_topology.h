@@ -21,8 +21,6 @@ struct ClothTopology {
 
   static ClothTopology build(int vertex_count, const std::vector<std::array<int, 3>>& triangles);
 
-  /// Index of edge (a, b) in `edges`, or -1.
-  int find_edge(int a, int b) const;
   /// True when triangles s and t have at least one vertex in common (or s == t).
   bool triangles_share_vertex(int s, int t) const;
 };

@@ -94,20 +94,18 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   use_ichol_now_ = false;
   precondition(constrained, r_, s_, threads);
   double delta0 = deterministic_dot(r_, s_, threads);
-  if (use_ichol_) {
-    // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
-    // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
-    // else block Jacobi preconditions this solve.
-    const double jacobi_delta0 = delta0;
-    ichol_.factor(blocks, bending, cb, constrained);
-    use_ichol_now_ = true;
-    precondition(constrained, r_, s_, threads);
-    const double ichol_delta0 = deterministic_dot(r_, s_, threads);
-    if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
-      delta0 = ichol_delta0;
-    } else {
-      use_ichol_now_ = false;
-    }
+  // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
+  // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
+  // else block Jacobi preconditions this solve.
+  const double jacobi_delta0 = delta0;
+  ichol_.factor(blocks, bending, cb, constrained);
+  use_ichol_now_ = true;
+  precondition(constrained, r_, s_, threads);
+  const double ichol_delta0 = deterministic_dot(r_, s_, threads);
+  if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
+    delta0 = ichol_delta0;
+  } else {
+    use_ichol_now_ = false;
   }
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.

@@ -3,7 +3,8 @@
 // backward-Euler system A Δv = b, A = blocks + c_b·(Q ⊗ I₃). Constrained vertices (pinned or
 // attached) get a prescribed Δv = z and are filtered out of the search directions, so the
 // iteration never moves them. Preconditioner: the block incomplete factorisation
-// (block_ichol.h), or block Jacobi (inverse 3×3 diagonal blocks). On the hanging cloth the
+// (block_ichol.h), or block Jacobi (inverse 3×3 diagonal blocks) for a solve whose
+// factorisation fails its round-off check (solve()). On the hanging cloth the
 // incomplete factorisation needs about a third of block Jacobi's iterations for the same
 // tolerance (64 × 64: 18; 120 × 120: 29 against 88), at about twice the cost per iteration.
 #include <vector>
@@ -30,9 +31,6 @@ class ImplicitSolver {
                   double tolerance, double absolute_floor, int max_iterations, int threads,
                   std::vector<Vec3>& dv);
 
-  /// true (default): incomplete factorisation; false: block Jacobi.
-  void set_incomplete_cholesky(bool on) { use_ichol_ = on; }
-
  private:
   void precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
                     std::vector<Vec3>& z, int threads) const;
@@ -43,7 +41,6 @@ class ImplicitSolver {
   std::vector<Vec3> r_, c_, q_, s_;
   std::vector<double> part_a_, part_b_;
   BlockIncompleteCholesky ichol_;
-  bool use_ichol_ = true;       // the caller's choice
   bool use_ichol_now_ = false;  // this solve's preconditioner (block Jacobi if the factorisation failed)
 };
 

@@ -43,18 +43,14 @@ NormalCone minimum_cone(std::span<const Vec3> vectors);
 
 /// Tang 2009 continuous cone of a triangle's normal over a step: the 3 control points n0,
 /// (n0 + n1 − δ)/2, n1 merged with Provot's rule. n0, n1: unnormalised normals (b−a)×(c−a) at
-/// t = 0 and 1; delta = (vb − va) × (vc − va) with v the displacements (paper 4, eq. 5).
-/// Both continuous cones are full unless narrower than π/2 (only a convex cone contains the
+/// t = 0 and 1; delta = (vb − va) × (vc − va) with v the displacements, so that the normal's
+/// path is the quadratic n_t = n0 + (n1 − n0 − δ) t + δ t² (paper 4, eq. 5) whose Bernstein
+/// control points these are. Both continuous cones are full unless narrower than π/2 (only a convex cone contains the
 /// convex combinations of its control points, i.e. the whole path).
 NormalCone continuous_cone_tang3(const Vec3& n0, const Vec3& n1, const Vec3& delta);
 
 /// Paper 4, §4.2: the 5 control points of the two halves (de Casteljau at t = ½) wrapped by the
 /// minimum-angle cone.
 NormalCone continuous_cone_5pt(const Vec3& n0, const Vec3& n1, const Vec3& delta);
-
-/// The normal path n_t = n0 + (n1 − n0 − δ) t + δ t² (paper 4, eq. 5).
-inline Vec3 normal_path(const Vec3& n0, const Vec3& n1, const Vec3& delta, double t) {
-  return n0 + (n1 - n0 - delta) * t + delta * (t * t);
-}
 
 }  // namespace impetus

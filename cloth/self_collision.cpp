@@ -4,7 +4,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "cloth/proximity.h"
+#include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 #include "cloth/triangle_intersection.h"
 #include "cloth/cloth_parallel.h"
 
@@ -326,11 +327,11 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
     const PrimitivePair& pp = pair_at(i);
     const auto& e = topo.edges[pp.a];
     const auto& f = topo.edges[pp.b];
-    SegmentSegmentClosest cl = segment_segment_closest(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
+    SegmentClosest cl = closest_segment_segment(x0[e[0]], x0[e[1]], x0[f[0]], x0[f[1]]);
     if (!(cl.distance < thickness)) return;
     SelfContact c = edge_edge_contact(pp, e, f, cl.s, cl.t);
     c.normal = cl.distance > 1e-12
-                   ? Vec3((cl.point_p - cl.point_q) / cl.distance)
+                   ? Vec3((cl.p - cl.q) / cl.distance)
                    : Vec3((x0[e[1]] - x0[e[0]]).cross(x0[f[1]] - x0[f[0]]).normalized());
     c.gap = cl.distance;
     if (!c.normal.allFinite()) return;

@@ -77,7 +77,6 @@ class SelfCollision {
   int count_intersections(const std::vector<Vec3>& x, double thickness, int threads);
 
   ClothBvh& bvh() { return bvh_; }
-  const ClothTopology& topology() const { return *topology_; }
 
  private:
   void gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out) const;

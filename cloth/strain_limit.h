@@ -65,7 +65,6 @@ class StrainLimiter {
   /// Both of the above in one pass over the edges (the same values).
   void max_strain_and_compression(const std::vector<Vec3>& x, double& strain, double& compression) const;
   double mean_strain(const std::vector<Vec3>& x) const;
-  const std::vector<double>& rest_lengths() const { return rest_length_; }
 
  private:
   std::vector<std::array<int, 2>> edges_;

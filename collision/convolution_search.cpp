@@ -136,7 +136,6 @@ void ConvolutionSearch::push_nodes(int a, int b, int kinds, double parent_key) {
   const double key =
       std::max(parent_key, point_box_distance(b_centre_[b], na.box) - nb.radius - margin_);
   if (key > limit_) return;
-  ++node_pairs_;
   push({key, sequence_++, a, b, kinds});
 }
 

@@ -50,9 +50,6 @@ class ConvolutionSearch {
   bool step(ConvolutionFacet* facet, double* key);
 
   std::size_t facets_built() const { return facets_built_; }
-  std::size_t node_pairs() const { return node_pairs_; }
-  /// The margin subtracted from every key [m].
-  double margin() const { return margin_; }
 
  private:
   struct Entry {
@@ -89,7 +86,6 @@ class ConvolutionSearch {
   std::vector<Entry> stack_, order_;
   std::size_t next_ = 0;
   std::size_t facets_built_ = 0;
-  std::size_t node_pairs_ = 0;
 };
 
 /// Distance from the origin to a facet (exact, over its one or two triangles) [m].

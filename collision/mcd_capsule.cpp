@@ -8,50 +8,12 @@
 #include "collision/base/assert.h"
 #include "collision/continuous_distance.h"
 #include "collision/mcd_golden_section.h"
+#include "collision/segment_closest.h"
 
 namespace impetus {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double clamp01(double x) { return std::min(1.0, std::max(0.0, x)); }
-
-// Closest points of segments p0p1 and q0q1 as parameters (s, t) in [0, 1]²: minimise over s
-// with t eliminated, clamping and re-projecting at the borders. Nearly parallel segments take
-// s = 0 first (any s is then optimal up to a relative error of the order of sin² of their angle).
-void closest_segment_parameters(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1,
-                                double* s, double* t) {
-  const Vec3 d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
-  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
-  if (a <= 0 && e <= 0) {
-    *s = *t = 0;
-    return;
-  }
-  if (a <= 0) {
-    *s = 0;
-    *t = clamp01(f / e);
-    return;
-  }
-  const double c = d1.dot(r);
-  if (e <= 0) {
-    *t = 0;
-    *s = clamp01(-c / a);
-    return;
-  }
-  const double b = d1.dot(d2);
-  const double denom = a * e - b * b;  // = a e sin²(angle) >= 0
-  double ss = denom > 1e-15 * a * e ? clamp01((b * f - c * e) / denom) : 0.0;
-  double tt = (b * ss + f) / e;
-  if (tt < 0) {
-    tt = 0;
-    ss = clamp01(-c / a);
-  } else if (tt > 1) {
-    tt = 1;
-    ss = clamp01((b - c) / a);
-  }
-  *s = ss;
-  *t = tt;
-}
 
 [[maybe_unused]] bool is_capsule_like(const Shape& s) {
   return s.type == ShapeType::Capsule || s.type == ShapeType::Sphere;
@@ -288,11 +250,10 @@ CapsuleDistance capsule_signed_distance(const Shape& a, const Pose& pose_a, cons
   const Vec3 hb = pose_b.rotate(Vec3(0, 0, core_half_length(b)));
   const Vec3 a0 = pose_a.position - ha, a1 = pose_a.position + ha;
   const Vec3 b0 = pose_b.position - hb, b1 = pose_b.position + hb;
-  double s = 0, t = 0;
-  closest_segment_parameters(a0, a1, b0, b1, &s, &t);
+  const SegmentClosest closest = closest_segment_segment(a0, a1, b0, b1);
   CapsuleDistance r;
-  r.core_a = a0 + s * (a1 - a0);
-  r.core_b = b0 + t * (b1 - b0);
+  r.core_a = closest.p;
+  r.core_b = closest.q;
   const Vec3 diff = r.core_b - r.core_a;
   const double len = diff.norm();
   // Paper 2, eq. 3.1: δ = dist(l_A, l_B) − (r_A + r_B), separation or −penetration alike.

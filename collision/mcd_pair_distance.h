@@ -41,8 +41,6 @@ class PairDistance {
   /// Trivial lower bound on δ: −(r_a + r_b) for capsules/spheres, −infinity otherwise.
   double trivial_lower_bound() const;
 
-  const Shape& shape_a() const { return *a_; }
-  const Shape& shape_b() const { return *b_; }
   const RigidMotion& motion_a() const { return *ma_; }
   const RigidMotion& motion_b() const { return *mb_; }
 

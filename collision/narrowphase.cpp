@@ -14,6 +14,10 @@ namespace {
 
 constexpr int kTypes = kShapeTypeCount;
 
+// Signature of one pair algorithm; the table entry for (type a, type b).
+using CollideFn = bool (*)(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pose_b,
+                           double margin, Manifold& manifold);
+
 int index_of(ShapeType t) { return static_cast<int>(t); }
 
 struct Table {
@@ -49,8 +53,8 @@ struct Table {
   }
 };
 
-Table& table() {
-  static Table t;
+const Table& table() {
+  static const Table t;
   return t;
 }
 
@@ -73,13 +77,6 @@ bool collide(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pos
     c.normal = -c.normal;
   }
   return hit;
-}
-
-void register_collide_fn(ShapeType a, ShapeType b, CollideFn fn) {
-  Table& t = table();
-  t.set(a, b, fn);
-  // The reverse order now derives from this entry.
-  if (a != b) t.set(b, a, nullptr);
 }
 
 }  // namespace impetus

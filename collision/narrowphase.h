@@ -13,12 +13,4 @@ namespace impetus {
 bool collide(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pose_b, double margin,
              Manifold& manifold);
 
-/// Signature of one pair algorithm; the table entry for (type a, type b).
-using CollideFn = bool (*)(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pose_b,
-                           double margin, Manifold& manifold);
-
-/// Replace the algorithm for one ordered type pair (the reverse order is derived by swapping).
-/// Used by later modules (e.g. paper 1's ellipsoid method) to slot into the dispatch table.
-void register_collide_fn(ShapeType a, ShapeType b, CollideFn fn);
-
 }  // namespace impetus

@@ -101,7 +101,6 @@ struct IslandSolveInfo {
   long long block_ops = 0;            // block operations spent in exact factorisations
   long long estimated_exact_ops = 0;  // symbolic estimate of one factorisation (capped)
   long long iterative_ops = 0;        // cost model of the iterative method, same units
-  bool stabilization_fell_back = false;  // exact position correction replaced by iterative
 };
 
 /// Solver state of one island for one step (kept between the velocity solve and the position
@@ -118,8 +117,6 @@ class IslandBlockSolver {
   void stabilize_positions(std::vector<RigidBodySim>& bodies,
                            const std::vector<ContactConstraint>& contacts,
                            const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
-  /// True when the last stabilize_positions() undid an exact correction and went iterative.
-  bool stabilization_fell_back() const { return stabilization_fell_back_; }
 
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
   void ordering(BlockOrdering which, std::vector<int>& rows, std::vector<int>& pivots) const;
@@ -132,7 +129,6 @@ class IslandBlockSolver {
   /// (> 0) and returns a value above it. Same units as BlockSparseLu::factor_block_ops().
   long long estimate_exact_ops(long long cap) const;
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
-  const std::vector<ConstraintBlock>& blocks() const { return blocks_; }
 
  private:
   int local_index(int body) const;  // -1 when not an unknown of this island
@@ -228,7 +224,6 @@ class IslandBlockSolver {
   int impact_block_ = -1;                 // the one contact of the current impact, if any
   BlockSparseLu lu_;
   bool exact_ = false;
-  bool stabilization_fell_back_ = false;
   bool iter_prepared_ = false;  // iter_ holds this step's blocks
   double expected_passes_ = 2;  // active-set passes the next exact solve is expected to need
   int exact_failures_ = 0;      // consecutive failed exact attempts (Auto method)

@@ -119,7 +119,6 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
                                             const std::vector<ContactConstraint>& contacts,
                                             const std::vector<JointSim>& joints,
                                             const BlockSolverSettings& settings) {
-  stabilization_fell_back_ = false;
   if (blocks_.empty()) return;
   corrected_.assign(bodies_.size(), 0.0);
   if (!exact_) {
@@ -152,7 +151,6 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
         body.refresh_world_inertia();
       }
       corrected_ = saved_corrected;
-      stabilization_fell_back_ = true;
       stabilize_iterative(bodies, contacts, joints, settings);
       return;
     }

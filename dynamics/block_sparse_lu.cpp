@@ -59,15 +59,8 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
   col_rows_[col].push_back(row);
 }
 
-long long BlockSparseLu::stored_blocks() const {
-  long long n = 0;
-  for (int r = 0; r < n_; ++r) n += static_cast<long long>(rows_[r].size());
-  return n;
-}
-
 bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
                               long long max_block_ops) {
-  aborted_ = false;
   const int n = size();
   std::vector<char>& row_done = row_done_;
   std::vector<char>& col_done = col_done_;
@@ -138,10 +131,7 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
     }
     row_done[r] = 1;
     col_done[c] = 1;
-    if (max_block_ops > 0 && block_ops_ > max_block_ops) {
-      aborted_ = true;
-      return false;
-    }
+    if (max_block_ops > 0 && block_ops_ > max_block_ops) return false;
     steps_.push_back(step);
   }
   return static_cast<int>(steps_.size()) == n;

@@ -32,18 +32,15 @@ class BlockSparseLu {
     for (int r = 0; r < size(); ++r)
       for (const Block& b : rows_[r]) fn(r, b.col, b.a);
   }
-  /// Number of stored (structurally non-zero) blocks, before or after factorisation.
-  long long stored_blocks() const;
 
   /// Eliminates rows in `row_order`. With `pivot_cols` empty the pivot of row r is column r
   /// (diagonal); otherwise pivot_cols[k] is the pivot column for row_order[k]; a value of -1
   /// lets the row choose its best-conditioned remaining block. Returns false when a pivot block
   /// is singular (the system is then left unusable).
-  /// `max_block_ops` > 0 aborts (returns false, aborted() true) once elimination has spent that
-  /// many block operations: the caller then switches to an iterative method.
+  /// `max_block_ops` > 0 aborts (returns false) once elimination has spent that many block
+  /// operations: the caller then switches to an iterative method.
   bool factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols = {},
                  long long max_block_ops = 0);
-  bool aborted() const { return aborted_; }
   /// Solves A x = b with the factorisation; b and x are per block (size() entries).
   void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
 
@@ -75,7 +72,6 @@ class BlockSparseLu {
   std::vector<Update> updates_;
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;
-  bool aborted_ = false;
 };
 
 }  // namespace impetus

@@ -11,7 +11,6 @@ class StateHasher {
  public:
   void add(double value);
   void add(const double* values, int count);
-  std::uint64_t value() const { return hash_; }
   /// 16 lower-case hex digits.
   std::string hex() const;
 

@@ -1,9 +1,11 @@
-// Closest points and CCD of the cloth primitives against dense sampling, including coplanar,
-// parallel, touching and static (degenerate) motions.
+// CCD of the cloth primitives against dense sampling, including coplanar, parallel, touching
+// and static (degenerate) motions (their closest points: tests/collision/segment_closest_test.cpp
+// and triangle_distance_test.cpp).
 #include <gtest/gtest.h>
 
 #include "cloth/ccd.h"
-#include "cloth/proximity.h"
+#include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 #include "cloth_test_util.h"
 
 namespace impetus {
@@ -11,50 +13,6 @@ namespace {
 
 using cloth_test::random_vec;
 using cloth_test::uniform;
-
-TEST(Proximity, PointTriangleMatchesDenseSampling) {
-  std::mt19937_64 rng(1);
-  for (int trial = 0; trial < 300; ++trial) {
-    const Vec3 a = random_vec(rng), b = random_vec(rng), c = random_vec(rng);
-    const Vec3 p = random_vec(rng, -2, 2);
-    const PointTriangleClosest cl = closest_point_triangle(p, a, b, c);
-    EXPECT_NEAR((cl.weights[0] * a + cl.weights[1] * b + cl.weights[2] * c - cl.point).norm(), 0, 1e-12);
-    EXPECT_NEAR(cl.weights.sum(), 1.0, 1e-12);
-    EXPECT_GE(cl.weights.minCoeff(), -1e-12);
-    const int n = 200;
-    double best = 1e300;
-    for (int i = 0; i <= n; ++i) {
-      for (int j = 0; i + j <= n; ++j) {
-        const double u = double(i) / n, v = double(j) / n;
-        best = std::min(best, (p - (a + u * (b - a) + v * (c - a))).norm());
-      }
-    }
-    const double h = std::max({(b - a).norm(), (c - a).norm()}) / n;
-    EXPECT_LE(cl.distance, best + 1e-12);
-    EXPECT_GE(cl.distance, best - 2 * h);
-  }
-}
-
-TEST(Proximity, SegmentSegmentMatchesDenseSampling) {
-  std::mt19937_64 rng(2);
-  for (int trial = 0; trial < 300; ++trial) {
-    Vec3 p0 = random_vec(rng), p1 = random_vec(rng), q0 = random_vec(rng), q1 = random_vec(rng);
-    if (trial % 5 == 0) q1 = q0 + 0.7 * (p1 - p0);                   // parallel
-    if (trial % 7 == 0) q0 = p0 + 0.3 * (p1 - p0), q1 = p0 + 1.4 * (p1 - p0);  // collinear overlap
-    if (trial % 11 == 0) q1 = q0;                                     // point
-    const SegmentSegmentClosest cl = segment_segment_closest(p0, p1, q0, q1);
-    EXPECT_NEAR((p0 + cl.s * (p1 - p0) - cl.point_p).norm(), 0, 1e-12);
-    EXPECT_NEAR((q0 + cl.t * (q1 - q0) - cl.point_q).norm(), 0, 1e-12);
-    const int n = 400;
-    double best = 1e300;
-    for (int i = 0; i <= n; ++i)
-      for (int j = 0; j <= n; ++j)
-        best = std::min(best, ((p0 + (double(i) / n) * (p1 - p0)) - (q0 + (double(j) / n) * (q1 - q0))).norm());
-    const double h = ((p1 - p0).norm() + (q1 - q0).norm()) / n;
-    EXPECT_LE(cl.distance, best + 1e-12) << trial;
-    EXPECT_GE(cl.distance, best - h) << trial;
-  }
-}
 
 double triple(const Vec3& a, const Vec3& b, const Vec3& c) { return a.cross(b).dot(c); }
 
@@ -177,8 +135,8 @@ TEST(Ccd, EdgeEdgeMatchesDenseTimeSampling) {
     const CcdHit hit = ccd_edge_edge(p0, p1, q0, q1, dp0, dp1, dq0, dq1, eta);
     if (hit.hit) {
       const double t = hit.t;
-      const SegmentSegmentClosest cl =
-          segment_segment_closest(p0 + t * dp0, p1 + t * dp1, q0 + t * dq0, q1 + t * dq1);
+      const SegmentClosest cl =
+          closest_segment_segment(p0 + t * dp0, p1 + t * dp1, q0 + t * dq0, q1 + t * dq1);
       EXPECT_LE(cl.distance, eta + 1e-9) << trial;
     }
     if (t_ref >= 0) {

@@ -1,7 +1,9 @@
 // The cloth model against closed forms: stretch and shear energies of homogeneous
 // deformations at two resolutions (resolution independence), bending energy of a sheet rolled
 // onto a cylinder, rigid-motion invariance, forces = −∇E and the stiffness = −∂f/∂x by finite
-// differences, lumped masses.
+// differences, lumped masses. Forces and stiffness come from the step's element kernel
+// (ClothModel::element_system), whose whole output (h·D + h²·K and h·(f − h·K·v)) is checked
+// against finite differences too.
 #include <gtest/gtest.h>
 
 #include "cloth/cloth_model.h"
@@ -121,7 +123,8 @@ TEST(ClothModel, StretchStiffnessIsTheForceJacobianInTension) {
   for (Vec3& p : x) p = Vec3(1.1 * p.x(), 1.08 * p.y(), 0) + 0.003 * random_vec(rng);
   const int t = 5;
   const auto& tri = b.mesh.triangles[t];
-  const std::array<Mat3, 9> K = b.model.element_stiffness(t, x);
+  // The step's kernel at h = 1 without damping: its blocks are K.
+  const std::array<Mat3, 9> K = b.model.element_system(t, x, std::vector<Vec3>(x.size(), Vec3::Zero()), 1.0).blocks;
   // Finite differences of this element's forces only (other elements are not involved in K_e).
   ClothMesh single;
   single.vertices = {x[tri[0]], x[tri[1]], x[tri[2]]};
@@ -146,6 +149,83 @@ TEST(ClothModel, StretchStiffnessIsTheForceJacobianInTension) {
         for (int r = 0; r < 3; ++r) EXPECT_NEAR(K[3 * i + j](r, k), -dfdx[r], 1e-3 * 5000) << i << j << k << r;
       }
     }
+  }
+}
+
+// One triangle, deformed by x ↦ R·diag(s1, s2, 1)·x + c with s1, s2 > 1 (both directions in
+// tension, no shear strain): there the kept PSD parts are the exact Jacobians, so the step's
+// element system must equal h·D + h²·K and h·(f − h·K·v) with K = −∂f/∂x and D = −∂f/∂v taken by
+// finite differences of the kernel's own forces, and those forces (at v = 0) must be −∇E.
+TEST(ClothModel, ElementSystemIsTheStepsLinearisationByFiniteDifferences) {
+  ClothParams p = params(5000, 800, 0);
+  p.damping = 0.02;
+  p.warp_direction = Vec3::UnitX();
+  const std::vector<Vec3> rest = {Vec3(0, 0, 0), Vec3(0.1, 0, 0), Vec3(0.03, 0.08, 0)};
+  ClothMesh single;
+  single.vertices = rest;
+  single.triangles = {{0, 1, 2}};
+  const ClothTopology topo = ClothTopology::build(3, single.triangles);
+  ClothModel m;
+  m.build(topo, rest, p);
+  const Quat R(Eigen::AngleAxisd(0.6, Vec3(1, -2, 0.5).normalized()));
+  std::vector<Vec3> x(3);
+  for (int i = 0; i < 3; ++i) x[i] = R * Vec3(1.1 * rest[i].x(), 1.05 * rest[i].y(), 0) + Vec3(0.2, 0.1, 1);
+  std::mt19937_64 rng(3);
+  std::vector<Vec3> v(3), zero(3, Vec3::Zero());
+  for (Vec3& vi : v) vi = random_vec(rng);
+  const double h = 1.0 / 120;
+  const ClothModel::ElementSystem sys = m.element_system(0, x, v, h);
+  auto forces = [&](const std::vector<Vec3>& xs, const std::vector<Vec3>& vs) {
+    return m.element_system(0, xs, vs, h).forces;
+  };
+  // K = −∂f/∂x at v = 0 (the damping force's x-dependence is not part of the model), D = −∂f/∂v
+  // (f is linear in v: a large step is exact).
+  std::array<Mat3, 9> K, D;
+  const double ex = 1e-7, ev = 1e-2;
+  for (int j = 0; j < 3; ++j) {
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Vec3> xp = x, xm = x, vp = v, vm = v;
+      xp[j][k] += ex;
+      xm[j][k] -= ex;
+      vp[j][k] += ev;
+      vm[j][k] -= ev;
+      const auto fxp = forces(xp, zero), fxm = forces(xm, zero);
+      const auto fvp = forces(x, vp), fvm = forces(x, vm);
+      for (int i = 0; i < 3; ++i) {
+        K[3 * i + j].col(k) = -(fxp[i] - fxm[i]) / (2 * ex);
+        D[3 * i + j].col(k) = -(fvp[i] - fvm[i]) / (2 * ev);
+      }
+    }
+  }
+  double scale = 0;
+  for (const Mat3& b : K) scale = std::max(scale, b.norm());
+  for (int b = 0; b < 9; ++b) {
+    const Mat3 expected = h * D[b] + h * h * K[b];
+    EXPECT_LT((sys.blocks[b] - expected).norm(), 1e-6 * h * h * scale) << "block " << b;
+    // Both Jacobians symmetric (K_ji = K_ijᵀ), as the CG solve needs.
+    const int bt = (b % 3) * 3 + b / 3;
+    EXPECT_LT((K[bt] - K[b].transpose()).norm(), 1e-6 * scale) << "K symmetric, block " << b;
+    EXPECT_LT((D[bt] - D[b].transpose()).norm(), 1e-9 * scale) << "D symmetric, block " << b;
+  }
+  for (int i = 0; i < 3; ++i) {
+    Vec3 Kv = Vec3::Zero();
+    for (int j = 0; j < 3; ++j) Kv += K[3 * i + j] * v[j];
+    const Vec3 expected = h * (sys.forces[i] - h * Kv);
+    EXPECT_LT((sys.rhs[i] - expected).norm(), 1e-6 * h * h * scale * v[i].norm() + 1e-12) << i;
+  }
+  // Forces at v = 0 are −∇E; with v they add exactly −D·v.
+  const auto f0 = forces(x, zero);
+  for (int i = 0; i < 3; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Vec3> xp = x, xm = x;
+      xp[i][k] += ex;
+      xm[i][k] -= ex;
+      const double grad = (m.elastic_energy(xp) - m.elastic_energy(xm)) / (2 * ex);
+      EXPECT_NEAR(f0[i][k], -grad, 1e-6 * (1 + std::abs(grad))) << i << "," << k;
+    }
+    Vec3 Dv = Vec3::Zero();
+    for (int j = 0; j < 3; ++j) Dv += D[3 * i + j] * v[j];
+    EXPECT_LT((sys.forces[i] - (f0[i] - Dv)).norm(), 1e-9 * (1 + f0[i].norm())) << i;
   }
 }
 

@@ -35,7 +35,7 @@ TEST(ClothSim, DropOnSphereNeverSelfIntersectsNorSinksIn) {
   for (int k = 0; k < 300; ++k) {
     cloth.step(1.0 / 240, kGravity, colliders, reactions);
     ASSERT_EQ(cloth.stats().self_intersections, 0) << "step " << k;
-    ASSERT_GE(min_signed_distance(cloth.positions(), colliders), -cloth.params().thickness) << "step " << k;
+    ASSERT_GE(cloth_test::min_signed_distance(cloth.positions(), colliders), -cloth.params().thickness) << "step " << k;
     contacts += cloth.stats().proximity_contacts + cloth.stats().ccd_contacts;
   }
   EXPECT_GT(contacts, 0);  // the folds did touch

@@ -1,12 +1,17 @@
 #pragma once
 // Helpers shared by the cloth tests: seeded random vectors and small scenes.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "cloth/cloth_mesh.h"
 #include "cloth/cloth_sim.h"
+#include "cloth/rigid_collider.h"
 #include "collision/base/math.h"
+#include "collision/point_shape_distance.h"
 
 namespace impetus::cloth_test {
 
@@ -50,6 +55,19 @@ inline RigidCollider static_collider(int body, const Shape& shape, const Vec3& p
   c.center_of_mass = position;
   c.friction = friction;
   return c;
+}
+
+/// Smallest signed distance from any vertex to any collider.
+inline double min_signed_distance(const std::vector<Vec3>& x, std::span<const RigidCollider> colliders) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const Vec3& p : x) {
+    for (const RigidCollider& c : colliders) {
+      ShapeProximity prox;
+      if (point_shape_proximity(c.shape, c.pose, p, p, std::numeric_limits<double>::infinity(), prox))
+        best = std::min(best, prox.distance);
+    }
+  }
+  return best;
 }
 
 }  // namespace impetus::cloth_test

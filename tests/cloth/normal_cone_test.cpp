@@ -24,6 +24,11 @@ Vec3 sample_in_cone(std::mt19937_64& rng, const Vec3& axis, double angle) {
   return c * axis + s * (std::cos(phi) * e1 + std::sin(phi) * e2);
 }
 
+// The normal path n_t = n0 + (n1 − n0 − δ) t + δ t² (paper 4, eq. 5) the continuous cones bound.
+Vec3 normal_path(const Vec3& n0, const Vec3& n1, const Vec3& delta, double t) {
+  return n0 + (n1 - n0 - delta) * t + delta * (t * t);
+}
+
 bool contains(const NormalCone& cone, const Vec3& d) {
   return cone.full() || angle_between(cone.axis, d) <= cone.angle + 1e-12;
 }

@@ -1,6 +1,7 @@
 // triangle_distance against dense sampling: the minimum of the exact point–triangle distance
 // over a fine barycentric grid on each triangle is an upper bound of the true distance within
 // the grid spacing (distance to a set is 1-Lipschitz); the witnesses must lie on their triangles.
+// closest_point_triangle likewise against a dense grid.
 #include "collision/triangle_distance.h"
 
 #include <gtest/gtest.h>
@@ -157,6 +158,50 @@ TEST(TriangleDistance, SymmetricUnderSwap) {
     const Triangle a = random_triangle(rng, Vec3::Zero(), 1.0);
     const Triangle b = random_triangle(rng, testref::random_vector(rng, -1.5, 1.5), 1.0);
     EXPECT_NEAR(triangle_distance(a, b).distance, triangle_distance(b, a).distance, 1e-12);
+  }
+}
+
+// closest_point_triangle: the point lies on the triangle at its barycentric weights, and its
+// distance is within the grid spacing of the minimum over a dense barycentric grid (never above
+// it). Random, sliver (collinear) and point triangles.
+void check_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c,
+                          const char* what, int trial) {
+  const PointTriangleClosest cl = closest_point_triangle(p, a, b, c);
+  EXPECT_NEAR((cl.weights[0] * a + cl.weights[1] * b + cl.weights[2] * c - cl.point).norm(), 0, 1e-12)
+      << what << " " << trial;
+  EXPECT_NEAR(cl.weights.sum(), 1.0, 1e-12) << what << " " << trial;
+  EXPECT_GE(cl.weights.minCoeff(), -1e-12) << what << " " << trial;
+  EXPECT_NEAR(cl.distance, (p - cl.point).norm(), 1e-15) << what << " " << trial;
+  const int n = 200;
+  double best = 1e300;
+  for (int i = 0; i <= n; ++i) {
+    for (int j = 0; i + j <= n; ++j) {
+      const double u = static_cast<double>(i) / n, v = static_cast<double>(j) / n;
+      best = std::min(best, (p - (a + u * (b - a) + v * (c - a))).norm());
+    }
+  }
+  const double h = std::max({(b - a).norm(), (c - a).norm()}) / n;
+  EXPECT_LE(cl.distance, best + 1e-12) << what << " " << trial;
+  EXPECT_GE(cl.distance, best - 2 * h) << what << " " << trial;
+}
+
+TEST(PointTriangle, MatchesDenseSampling) {
+  std::mt19937_64 rng(1);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Vec3 a = testref::random_vector(rng, -1, 1), b = testref::random_vector(rng, -1, 1);
+    const Vec3 c = testref::random_vector(rng, -1, 1);
+    check_point_triangle(testref::random_vector(rng, -2, 2), a, b, c, "random", trial);
+  }
+}
+
+TEST(PointTriangle, DegenerateTrianglesMatchDenseSampling) {
+  std::mt19937_64 rng(2);
+  for (int trial = 0; trial < 100; ++trial) {
+    const Vec3 a = testref::random_vector(rng, -1, 1), b = testref::random_vector(rng, -1, 1);
+    const Vec3 p = testref::random_vector(rng, -2, 2);
+    // Sliver: c on the line ab, inside or beyond the segment; point: a = b = c.
+    check_point_triangle(p, a, b, a + uniform(rng, -0.5, 1.5) * (b - a), "sliver", trial);
+    check_point_triangle(p, a, a, a, "point", trial);
   }
 }
 

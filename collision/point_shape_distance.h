@@ -1,10 +1,10 @@
 #pragma once
-// Signed distance from a point (a cloth vertex) to every rigid shape type, with the closest
-// surface point and the outward normal, in world coordinates. Closed forms for sphere,
-// capsule, box and plane; Eberly's bisection for the ellipsoid (robust inside and out); face
-// planes and triangles for convex hulls; BVH + triangles for meshes, which are treated as
-// two-sided surfaces: a vertex whose step x_prev → x crosses a triangle is inside, behind
-// that triangle (so a cloth can never tunnel through a thin or open mesh).
+// Signed distance from a point (a cloth vertex, in the engine) to every rigid shape type, with
+// the closest surface point and the outward normal, in world coordinates. Closed forms for
+// sphere, capsule, box and plane; Eberly's bisection for the ellipsoid (robust inside and out);
+// face planes and triangles for convex hulls; BVH + triangles for meshes, which are treated as
+// two-sided surfaces: a point whose step x_prev → x crosses a triangle is inside, behind that
+// triangle (so a cloth can never tunnel through a thin or open mesh).
 #include "collision/shape.h"
 
 namespace impetus {

@@ -1,11 +1,12 @@
-#include "cloth/point_shape_distance.h"
+#include "collision/point_shape_distance.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include "cloth/proximity.h"
+#include "collision/segment_closest.h"
+#include "collision/triangle_distance.h"
 
 namespace impetus {
 namespace {
@@ -143,8 +144,7 @@ void finish(const Pose& pose, const Vec3& q_point, const Vec3& q_normal, double 
 // Point q against a segment core of radius r (sphere: a == b).
 void rounded_segment(const Vec3& q, const Vec3& a, const Vec3& b, double r, Vec3& point,
                      Vec3& normal, double& distance) {
-  const double s = closest_segment_parameter(q, a, b);
-  const Vec3 c = a + s * (b - a);
+  const Vec3 c = closest_point_on_segment(q, a, b);
   const Vec3 d = q - c;
   const double len = d.norm();
   normal = len > 0 ? Vec3(d / len) : (a == b ? Vec3(Vec3::UnitZ()) : any_orthogonal(b - a));

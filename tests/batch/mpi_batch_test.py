@@ -59,6 +59,10 @@ def compare_mode(args):
     mpi = subprocess.run(mpi_command(args.mpiexec, args.ranks) + [args.cli, *batch_args(manifest, out)],
                          env=environment(), timeout=300)
     print(f"mpirun -n {args.ranks}: exit {mpi.returncode}")
+    # The same exit status as the single process (a sanitizer report in a rank changes it).
+    if mpi.returncode != serial.returncode:
+        print(f"mpirun exit {mpi.returncode} differs from the single process's {serial.returncode}")
+        return 1
     if not (out / "report.json").exists():
         print("no report.json from the MPI batch")
         return 1

@@ -352,7 +352,7 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
     long long vertex_room = limits::kMaxClothVertices;
     for (std::size_t c = 0; c < cloths->size(); ++c) {
       const std::string path = json_index_path("cloths", c);
-      ClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir, &vertex_room);
+      SceneClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir, &vertex_room);
       if (!names.insert(cloth.name).second) {
         throw JsonError{json_key_path(path, "name"), "duplicate cloth name \"" + cloth.name + "\""};
       }

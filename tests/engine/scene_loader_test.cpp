@@ -136,7 +136,7 @@ TEST_F(SceneLoader, BaseSceneLoadsWithDefaults) {
   EXPECT_FALSE(s.joints[1].limits.has_value());
 
   ASSERT_EQ(s.cloths.size(), 1u);
-  const ClothDef& c = s.cloths[0];
+  const SceneClothDef& c = s.cloths[0];
   EXPECT_TRUE(c.is_grid);
   EXPECT_EQ(c.grid_resolution, (std::array<int, 2>{4, 4}));
   EXPECT_EQ(c.pin, (std::vector<int>{0, 24}));

@@ -1,0 +1,192 @@
+// Contact events (World::contact_events): at the end of every step, the set of body pairs that
+// touch is compared with the previous step's; pairs that joined it Begin, pairs that left it
+// End. Sensors (BodyDef::is_sensor) are collided like any body, get no contact constraints, and
+// report through the same events.
+//
+// Touching: the narrowphase finds a point with separation <= 0 between the two shapes at the
+// end of the step. The step's last narrowphase ran at the start of its last substep, before the
+// bodies moved; colliding every pair again at the end would double the narrowphase. Instead
+// each body's motion since that narrowphase is bounded (|Δx| + 2 sin(θ/2)·r for a turn θ and
+// bounding radius r), and a pair whose separation then was further from zero than the two
+// bounds together keeps its sign; only the pairs left undecided are collided again. A resting
+// pile decides everything by the bound (its bodies move micrometres per step against a slop
+// of tens), so events cost a pass over the pairs; the narrowphase reruns near the moments a
+// pair starts or stops touching. Pairs skipped because nothing in them moved (sleeping) keep
+// their state.
+//
+// Begin carries the deepest point of the pair collided at the end of the step, and the speed
+// at which the two surfaces approached there along the normal, from the velocities the bodies
+// had in the last substep before its solver ran (a contact's solver would have stopped them).
+//
+// Determinism: the pairs are sorted, each recheck writes its own slot, the lists are built
+// serially in pair order: the events do not depend on the thread count. Memory: the lists are
+// kept between steps; a step where nothing changes allocates nothing.
+#include <algorithm>
+#include <chrono>
+
+#include "collision/base/parallel.h"
+#include "collision/narrowphase.h"
+#include "engine/world_impl.h"
+
+namespace impetus {
+
+namespace {
+
+// Pairs whose separation is within this of the bounds' edge are collided again: the bound
+// decides only where round-off cannot matter [m].
+constexpr double kEventBoundSlack = 1e-9;
+
+// On World::Impl::TouchingPair (private to World, hence the template).
+template <class Pair>
+bool index_less(const Pair& x, const Pair& y) {
+  return x.a.index != y.a.index ? x.a.index < y.a.index : x.b.index < y.b.index;
+}
+
+template <class Pair>
+bool same_ids(const Pair& x, const Pair& y) {
+  return x.a == y.a && x.b == y.b;
+}
+
+}  // namespace
+
+std::span<const ContactEvent> World::contact_events() const { return impl_->events; }
+
+void World::Impl::snapshot_event_state() {
+  const std::size_t n = bodies.size();
+  event_x.resize(n);
+  event_q.resize(n);
+  event_v.resize(n);
+  event_w.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RigidBodySim& b = bodies[i];
+    event_x[i] = b.x;
+    event_q[i] = b.q;
+    event_v[i] = b.v;
+    event_w[i] = b.w;
+  }
+}
+
+void World::Impl::update_contact_events() {
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::swap(touching, touching_before);
+  touching.clear();
+  events.clear();
+  begin_events.clear();
+
+  // Each body's motion since the last narrowphase: a bound on how far any surface point went.
+  const std::size_t n = bodies.size();
+  event_motion.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RigidBodySim& b = bodies[i];
+    if (!b.moving || i >= event_x.size()) {
+      event_motion[i] = 0;
+      continue;
+    }
+    const Quat turn = b.q * event_q[i].conjugate();
+    event_motion[i] = (b.x - event_x[i]).norm() + 2.0 * turn.vec().norm() * bounding_radii[i];
+  }
+
+  // Touching now: decided by the bound, by the previous step (skipped pairs), or collided again.
+  pair_touch.resize(pairs.size());
+  event_rechecks.clear();
+  event_rechecks.reserve(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const int a = pairs[k].first, b = pairs[k].second;
+    if (pair_skipped[k]) {
+      const TouchingPair probe{body_id_at(a), body_id_at(b)};
+      auto it = std::lower_bound(touching_before.begin(), touching_before.end(), probe,
+                                 index_less<TouchingPair>);
+      pair_touch[k] = it != touching_before.end() && same_ids(*it, probe) ? 1 : 0;
+      continue;
+    }
+    const double motion = event_motion[a] + event_motion[b];
+    const Manifold& m = manifolds[k];
+    // No point below the margin: the shapes were at least the margin apart.
+    double separation = pair_margins[k];
+    for (int p = 0; p < m.count; ++p) separation = std::min(separation, m.points[p].separation);
+    if (separation > motion + kEventBoundSlack) {
+      pair_touch[k] = 0;
+    } else if (separation + motion < -kEventBoundSlack) {
+      pair_touch[k] = 1;
+    } else {
+      pair_touch[k] = 2;
+      event_rechecks.push_back(static_cast<int>(k));
+    }
+  }
+  // Each recheck writes only its own pair's slot: bit-identical for any thread count.
+  parallel_for(static_cast<std::ptrdiff_t>(event_rechecks.size()), def.threads, [&](std::ptrdiff_t r) {
+    const int k = event_rechecks[r];
+    const int a = pairs[k].first, b = pairs[k].second;
+    Manifold end;
+    collide(shapes[a], bodies[a].frame_pose(), shapes[b], bodies[b].frame_pose(), 0.0, end);
+    char touch = 0;
+    for (int p = 0; p < end.count; ++p) touch = touch || end.points[p].separation <= 0;
+    pair_touch[k] = touch;
+  });
+  touching.reserve(pairs.size());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    if (pair_touch[k]) touching.push_back({body_id_at(pairs[k].first), body_id_at(pairs[k].second),
+                                           static_cast<int>(k)});
+  }
+
+  // The differences, both lists in (a.index, b.index) order: Ends now, Begins after them.
+  auto end_event = [&](const TouchingPair& t) {
+    ContactEvent e;
+    e.a = t.a;
+    e.b = t.b;
+    e.type = ContactEventType::End;
+    e.normal = Vec3::Zero();
+    events.push_back(e);
+  };
+  auto begin_event = [&](const TouchingPair& t) {
+    ContactEvent e;
+    e.a = t.a;
+    e.b = t.b;
+    e.type = ContactEventType::Begin;
+    begin_events.push_back(e);
+  };
+  std::size_t i = 0, j = 0;
+  while (i < touching_before.size() || j < touching.size()) {
+    if (j == touching.size() || (i < touching_before.size() && index_less(touching_before[i], touching[j]))) {
+      end_event(touching_before[i++]);
+    } else if (i == touching_before.size() || index_less(touching[j], touching_before[i])) {
+      begin_event(touching[j++]);
+    } else {
+      // The same slots: the same pair, unless a slot was reused by a new body in between.
+      if (!same_ids(touching_before[i], touching[j])) {
+        end_event(touching_before[i]);
+        begin_event(touching[j]);
+      }
+      ++i;
+      ++j;
+    }
+  }
+  if (!begin_events.empty()) {
+    // Rare (a pair starts touching): collide it at the end of the step for its deepest point.
+    std::size_t t = 0;
+    for (ContactEvent& e : begin_events) {
+      while (touching[t].a != e.a || touching[t].b != e.b) ++t;
+      const int k = touching[t].pair;
+      const int a = static_cast<int>(e.a.index), b = static_cast<int>(e.b.index);
+      Manifold end;
+      collide(shapes[a], bodies[a].frame_pose(), shapes[b], bodies[b].frame_pose(), pair_margins[k], end);
+      const Manifold& m = end.count > 0 ? end : manifolds[k];
+      int deepest = 0;
+      for (int p = 1; p < m.count; ++p) {
+        if (m.points[p].separation < m.points[deepest].separation) deepest = p;
+      }
+      if (m.count > 0) {
+        const ContactPoint& cp = m.points[deepest];
+        e.point = 0.5 * (cp.point_a + cp.point_b);
+        e.normal = cp.normal;
+      }
+      const Vec3 va = event_v[a] + event_w[a].cross(e.point - event_x[a]);
+      const Vec3 vb = event_v[b] + event_w[b].cross(e.point - event_x[b]);
+      e.approach_speed = (va - vb).dot(e.normal);
+    }
+    events.insert(events.end(), begin_events.begin(), begin_events.end());
+  }
+  time_phase(StepPhase::Narrowphase, start);
+}
+
+}  // namespace impetus

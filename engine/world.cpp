@@ -257,6 +257,7 @@ void World::Impl::substep(double h) {
   t = Clock::now();
   build_contacts();
   solve_contacts(h);
+  record_pushed_pairs();
   time_phase(StepPhase::Solver, t);
 
   t = Clock::now();

@@ -47,13 +47,17 @@ enum class ContactEventType { Begin, End };
 
 /// Two bodies started (Begin) or stopped (End) touching in the last step; sensors report the
 /// overlaps of their shapes the same way. Touching = the narrowphase finds a point with
-/// separation <= 0 between the shapes at the end of the step (engine/world_events.cpp).
+/// separation <= 1 µm between the shapes at the end of the step (resting contacts end their
+/// steps within round-off of zero, on either side), or the solver pushed the two apart in the
+/// step (a bounce: speculative contacts turn a body round before the shapes meet). Details in
+/// engine/world_events.cpp.
 struct ContactEvent {
   BodyId a, b;                   // a.index < b.index; End: either may be destroyed by now
   ContactEventType type = ContactEventType::Begin;
   // Begin only (zero for End):
-  Vec3 point = Vec3::Zero();     // the deepest point at the end of the step (midway between
-                                 // the two surfaces), world [m]
+  Vec3 point = Vec3::Zero();     // the deepest point (midway between the two surfaces) at the
+                                 // end of the step, or at the step's last narrowphase for a
+                                 // pair that bounced apart beyond the contact margin, world [m]
   Vec3 normal = Vec3::UnitZ();   // at that point, unit, from a to b
   double approach_speed = 0;     // closing speed along `normal` at `point` (> 0: closing), from
                                  // the velocities the step's last substep had before its solver

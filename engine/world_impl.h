@@ -59,6 +59,12 @@ inline constexpr double kCcdAllowedPenetration = 0.1 * kContactMargin;
 inline constexpr double kCcdTolerance = 0.02 * kContactMargin;
 inline constexpr int kCcdMaxIterations = 100;
 
+/// Two bodies touch (contact events, world_events.cpp) when the narrowphase finds a point with
+/// separation at most this [m] (or the solver pushed them apart): resting contacts end their
+/// steps within round-off of zero, on either side, and must not flicker between touching and
+/// not.
+inline constexpr double kTouchingDistance = 1e-6;
+
 /// Warm-start key of a contact point: (pair, feature) → 64 bits, 22 bits per body index, 20 bits
 /// of feature. Feature ids are folded so distinct features of one pair rarely collide; a
 /// collision only degrades warm starting.
@@ -199,6 +205,7 @@ struct World::Impl {
   std::vector<double> event_motion;       // per body: bound on any surface point's motion [m]
   std::vector<char> pair_touch;           // per pair: 0 no, 1 yes, 2 recheck at the end
   std::vector<int> event_rechecks;        // pairs to collide again at the end of the step
+  std::vector<std::pair<int, int>> pushed_pairs;  // a contact pushed in a substep, sorted
 
   WorldStats stats;
   WorldStatus status = WorldStatus::Ok;
@@ -241,6 +248,7 @@ struct World::Impl {
   void check_divergence();
   // Contact events (world_events.cpp).
   void snapshot_event_state();            // the last substep, after its narrowphase
+  void record_pushed_pairs();             // every substep, after its solver
   void update_contact_events();           // end of step: touching pairs → events
   // Destruction (world_destroy.cpp).
   void remove_body(int body);

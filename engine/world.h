@@ -138,7 +138,8 @@ class World {
   /// Live joints.
   int joint_count() const;
   /// Adds a cloth (grid or mesh, world frame at t = 0). Attached vertices follow their body
-  /// from its pose now. Throws std::invalid_argument for invalid defs.
+  /// from its pose now. Throws std::invalid_argument for invalid defs (an attachment to a
+  /// stale id or to a sensor included).
   ClothId create_cloth(const ClothDef& def);
   void destroy_cloth(ClothId id);
   /// Live cloths. A cloth `index` below is in [0, cloth_count()): the live cloths in creation
@@ -217,8 +218,8 @@ class World {
   // ---- Events of the last step (engine/world_events.cpp) ----
   /// Begin/End events of the last step (ContactEvent): first the Ends, then the Begins, each
   /// sorted by (a.index, b.index); the same for any thread count. Pairs that never touch by
-  /// rule (filtered out, jointed, two non-moving bodies, two sensors) have no events. Valid
-  /// until the next step(); empty before the first.
+  /// rule have no events: filtered out, jointed, two sensors, two non-dynamic bodies (unless one
+  /// is a sensor and one of them moves). Valid until the next step(); empty before the first.
   std::span<const ContactEvent> contact_events() const;
 
   /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.

@@ -1,6 +1,7 @@
 // The cloth phase of the step and the World's cloth API: each cloth is stepped after the rigid
-// bodies have moved, against the bodies near it, and its reaction impulses are applied to those
-// bodies (two-way coupling).
+// bodies have moved, against the bodies near it (sensors excepted), and its reaction impulses
+// are applied to those bodies (two-way coupling). Cloths are kept in creation order without
+// gaps; ClothIds find them through DenseIds (engine/dense_ids.h).
 #include <stdexcept>
 
 #include "cloth/cloth_mesh.h"

@@ -34,7 +34,9 @@ struct BodyDef {
   int material = 0;                           // index into WorldDef::materials
   std::optional<double> mass;                 // kg; default density × volume
   Filter filter;                              // which bodies it collides with (engine/filter.h)
-  // A sensor reports overlaps as contact events (Begin/End) and has no contact response.
+  // A sensor reports the overlaps of its shape as contact events (World::contact_events) and
+  // has no contact response: bodies pass through it, CCD and cloth ignore it, it wakes nothing.
+  // Static, kinematic or dynamic; two sensors never report each other; `filter` applies.
   bool is_sensor = false;
 };
 

@@ -358,6 +358,29 @@ void ClothSim::attach(int vertex, int body, const Pose& body_pose) {
   s.inv_mass[vertex] = 0.0;
   s.build_strain_limiter();
 }
+void ClothSim::detach_body(int body) {
+  Impl& s = *impl_;
+  std::vector<ClothAttachment>& attached = s.params.attached;
+  const std::size_t before = attached.size();
+  std::erase_if(attached, [body](const ClothAttachment& a) { return a.body == body; });
+  if (attached.size() == before) return;
+  // Rebuilt as the constructor builds them: pins, the remaining attachments, massless vertices.
+  const int nv = static_cast<int>(s.x.size());
+  const std::vector<double>& m = s.model.masses();
+  s.constrained.assign(nv, 0);
+  s.attached_index.assign(nv, -1);
+  for (int p : s.params.pinned) s.constrained[p] = 1;
+  for (std::size_t k = 0; k < attached.size(); ++k) {
+    s.constrained[attached[k].vertex] = 1;
+    s.attached_index[attached[k].vertex] = static_cast<int>(k);
+  }
+  for (int i = 0; i < nv; ++i) {
+    if (!(m[i] > 0)) s.constrained[i] = 1;
+    s.inv_mass[i] = s.constrained[i] ? 0.0 : 1.0 / m[i];
+  }
+  s.build_strain_limiter();
+}
+
 
 double ClothSim::kinetic_energy() const {
   const std::vector<double>& m = impl_->model.masses();

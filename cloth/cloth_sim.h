@@ -82,6 +82,9 @@ class ClothSim {
   /// the body's pose now: from then on it follows body_pose.apply(local point) and the body
   /// receives the reaction. Same as listing it in ClothParams::attached.
   void attach(int vertex, int body, const Pose& body_pose);
+  /// Drops every attachment to `body` (the World destroyed it): those vertices become free,
+  /// unless they are also pinned, and keep their position and velocity.
+  void detach_body(int body);
 
   double kinetic_energy() const;
   /// −Σ m g·x.

@@ -2,7 +2,7 @@
 
 namespace impetus {
 
-ClothParams cloth_params_from_def(const ClothDef& def, int threads) {
+ClothParams cloth_params_from_def(const ClothCommonDef& def, int threads) {
   ClothParams params;
   params.areal_density = def.areal_density;
   params.stretch_stiffness = def.stretch_stiffness;

@@ -8,6 +8,6 @@ namespace impetus {
 
 /// The material, self-collision switch and pinned vertices of `def` (pins are copied as they
 /// are: World::create_cloth checks their range first); `threads` as WorldDef::threads.
-ClothParams cloth_params_from_def(const ClothDef& def, int threads);
+ClothParams cloth_params_from_def(const ClothCommonDef& def, int threads);
 
 }  // namespace impetus

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-void read_grid(const json& v, const std::string& path, ClothDef& cloth) {
+void read_grid(const json& v, const std::string& path, ClothCommonDef& cloth) {
   JsonObject grid(v, path, {"size", "resolution", "center", "orientation"});
   const std::string size_path = grid.key_path("size");
   const json& size = grid.require("size");
@@ -34,7 +34,7 @@ void read_grid(const json& v, const std::string& path, ClothDef& cloth) {
 }
 
 void read_mesh(const json& v, const std::string& path, const std::string& base_dir,
-               ClothDef& cloth) {
+               ClothCommonDef& cloth) {
   std::string resolved;
   ObjMesh mesh = read_obj_reference(v, path, base_dir, &resolved);
   if (mesh.triangles.empty()) throw JsonError{path, resolved + ": has no faces ('f' statements)"};
@@ -62,13 +62,13 @@ int read_vertex_index(const json& v, const std::string& path, long long vertex_c
 
 }  // namespace
 
-ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& bodies,
+SceneClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& bodies,
                     const std::string& base_dir, long long* vertex_room) {
   JsonObject obj(v, path,
                  {"name", "grid", "mesh", "areal_density", "stretch_stiffness", "shear_stiffness",
                   "bend_stiffness", "damping", "thickness", "friction", "strain_limit", "pin",
                   "attach", "self_collision"});
-  ClothDef cloth;
+  SceneClothDef cloth;
   cloth.name = read_name(obj.require("name"), obj.key_path("name"));
 
   const json* grid = obj.find("grid");
@@ -124,7 +124,7 @@ ClothDef read_cloth(const json& v, const std::string& path, const SceneBodies& b
     check_array(*attach, attach_path, -1);
     for (std::size_t i = 0; i < attach->size(); ++i) {
       JsonObject entry((*attach)[i], json_index_path(attach_path, i), {"vertex", "body"});
-      ClothAttachDef a;
+      SceneClothAttachDef a;
       a.vertex = read_vertex_index(entry.require("vertex"), entry.key_path("vertex"), vertex_count);
       a.body = bodies.lookup(entry.require("body"), entry.key_path("body"), false);
       cloth.attach.push_back(a);

@@ -20,7 +20,7 @@ int SceneBodies::lookup(const json& v, const std::string& path, bool allow_world
   return it->second;
 }
 
-JointDef read_joint(const json& v, const std::string& path, const SceneBodies& bodies) {
+SceneJointDef read_joint(const json& v, const std::string& path, const SceneBodies& bodies) {
   if (!v.is_object()) throw JsonError{path, "must be a joint object, got " + describe_json(v)};
   const std::string type_path = json_key_path(path, "type");
   auto type_it = v.find("type");
@@ -29,7 +29,7 @@ JointDef read_joint(const json& v, const std::string& path, const SceneBodies& b
   }
   const std::string type = read_string(*type_it, type_path);
 
-  JointDef joint;
+  SceneJointDef joint;
   bool has_axis = false;
   if (type == "ball") {
     joint.type = JointType::Ball;

@@ -21,12 +21,12 @@ struct SceneBodies {
 };
 
 /// One entry of `joints` at `path` (e.g. "joints[2]").
-JointDef read_joint(const nlohmann::json& v, const std::string& path, const SceneBodies& bodies);
+SceneJointDef read_joint(const nlohmann::json& v, const std::string& path, const SceneBodies& bodies);
 
 /// One entry of `cloths` at `path`; OBJ paths resolve against `base_dir`. `vertex_room` is how
 /// many cloth vertices the scene may still have (limits::kMaxClothVertices in all); the
 /// cloth's count is checked against it before its vertices exist, and subtracted.
-ClothDef read_cloth(const nlohmann::json& v, const std::string& path, const SceneBodies& bodies,
+SceneClothDef read_cloth(const nlohmann::json& v, const std::string& path, const SceneBodies& bodies,
                     const std::string& base_dir, long long* vertex_room);
 
 /// The reserved body name that stands for the fixed world frame in joints.

@@ -139,6 +139,41 @@ struct BodyContext {
   ShapeFileCache* cache;
 };
 
+// 64 bits of a filter: a JSON integer in [0, 2^64 − 1] (exact: the parser keeps integers as
+// 64-bit integers, never as doubles), or a string "0x" + 1 to 16 hex digits for readers and
+// writers whose JSON numbers are doubles (exact only below 2^53).
+std::uint64_t read_filter_bits(const json& v, const std::string& path) {
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    const bool hex = text.size() > 2 && text.size() <= 18 && text[0] == '0' &&
+                     (text[1] == 'x' || text[1] == 'X') &&
+                     text.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+    if (!hex) {
+      throw JsonError{path, "must be an integer in [0, 2^64 - 1] or a hex string \"0x...\" of 1 to "
+                            "16 digits, got " + describe_json(v)};
+    }
+    return std::stoull(text.substr(2), nullptr, 16);
+  }
+  if (!v.is_number_integer()) {
+    throw JsonError{path, "must be an integer in [0, 2^64 - 1] or a hex string \"0x...\", got " +
+                              describe_json(v)};
+  }
+  return read_uint64(v, path);
+}
+
+// `filter` of a body (engine/filter.h): category and mask bits, group.
+Filter read_filter(const json& v, const std::string& path) {
+  JsonObject obj(v, path, {"category", "mask", "group"});
+  Filter f;
+  if (const json* c = obj.find("category")) f.category = read_filter_bits(*c, obj.key_path("category"));
+  if (const json* m = obj.find("mask")) f.mask = read_filter_bits(*m, obj.key_path("mask"));
+  if (const json* g = obj.find("group")) {
+    f.group = static_cast<int>(read_integer(*g, obj.key_path("group"), std::numeric_limits<int>::min(),
+                                            std::numeric_limits<int>::max()));
+  }
+  return f;
+}
+
 // A body object; `is_template` for an array's `body` (no name, no position).
 BodyDef read_body(const json& v, const std::string& path, bool is_template,
                   const BodyContext& ctx) {
@@ -155,10 +190,11 @@ BodyDef read_body(const json& v, const std::string& path, bool is_template,
   JsonObject obj = is_template
                        ? JsonObject(v, path,
                                     {"motion", "shape", "orientation", "linear_velocity",
-                                     "angular_velocity", "material", "mass"})
+                                     "angular_velocity", "material", "mass", "filter", "is_sensor"})
                        : JsonObject(v, path,
                                     {"name", "motion", "shape", "position", "orientation",
-                                     "linear_velocity", "angular_velocity", "material", "mass"});
+                                     "linear_velocity", "angular_velocity", "material", "mass",
+                                     "filter", "is_sensor"});
   BodyDef body;
   if (!is_template) {
     body.name = read_name(obj.require("name"), obj.key_path("name"));
@@ -199,6 +235,9 @@ BodyDef read_body(const json& v, const std::string& path, bool is_template,
     body.material = it->second;
   }
   if (const json* mass = obj.find("mass")) body.mass = read_positive(*mass, obj.key_path("mass"));
+  // Extension keys: collision filtering and sensors (issue 15).
+  if (const json* f = obj.find("filter")) body.filter = read_filter(*f, obj.key_path("filter"));
+  if (const json* s = obj.find("is_sensor")) body.is_sensor = read_bool(*s, obj.key_path("is_sensor"));
 
   if (body.shape.type == ShapeType::Plane && body.motion != MotionType::Static) {
     throw JsonError{obj.key_path("motion"),
@@ -353,7 +392,7 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
     long long vertex_room = limits::kMaxClothVertices;
     for (std::size_t c = 0; c < cloths->size(); ++c) {
       const std::string path = json_index_path("cloths", c);
-      ClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir, &vertex_room);
+      SceneClothDef cloth = read_cloth((*cloths)[c], path, lookup, base_dir, &vertex_room);
       if (!names.insert(cloth.name).second) {
         throw JsonError{json_key_path(path, "name"), "duplicate cloth name \"" + cloth.name + "\""};
       }

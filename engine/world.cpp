@@ -54,93 +54,61 @@ BodyId World::create_body(const BodyDef& def) {
   }
   sim.refresh_world_inertia();
 
-  const int index = static_cast<int>(w.bodies.size());
-  w.bodies.push_back(sim);
-  w.shapes.push_back(def.shape);
+  // The most recently freed slot (world_destroy.cpp), else a new one at the end.
+  int index = static_cast<int>(w.bodies.size());
+  if (!w.free_bodies.empty()) {
+    index = w.free_bodies.back();
+    w.free_bodies.pop_back();
+  }
+  auto put = [index](auto& per_body, auto value) {
+    if (static_cast<std::size_t>(index) == per_body.size()) per_body.push_back(std::move(value));
+    else per_body[index] = std::move(value);
+  };
+  put(w.bodies, sim);
+  put(w.shapes, def.shape);
   double radius = 0;
   if (def.shape.is_bounded()) {
     // Bound about the COM, not the frame origin: the COM is what rotates in place.
     radius = bounding_radius(def.shape) + sim.com_local.norm();
   }
-  w.bounding_radii.push_back(radius);
-  w.smallest_sizes.push_back(smallest_size(def.shape));
-  w.margins.push_back(w.body_margin(index));
+  put(w.bounding_radii, radius);
+  put(w.smallest_sizes, smallest_size(def.shape));
+  put(w.margins, 0.0);
+  w.margins[index] = w.body_margin(index);
   // Post-stabilisation moves the body at most its contact margin per step: every surface it
   // can reach that way was within the narrowphase's margin, so its contact is in the solve.
-  w.bodies.back().max_step_correction = w.margins.back();
-  w.names.push_back(def.name);
-  w.motions.push_back(def.motion);
-  w.materials.push_back(def.material);
-  w.masses.push_back(mass);
-  w.filters.push_back(def.filter);
-  w.sensors.push_back(def.is_sensor ? 1 : 0);
+  w.bodies[index].max_step_correction = w.margins[index];
+  put(w.names, def.name);
+  put(w.motions, def.motion);
+  put(w.materials, def.material);
+  put(w.masses, mass);
+  put(w.filters, def.filter);
+  put(w.sensors, static_cast<char>(def.is_sensor ? 1 : 0));
+  put(w.live, static_cast<char>(1));
+  if (static_cast<std::size_t>(index) == w.body_generations.size()) w.body_generations.push_back(1);
+  ++w.live_bodies;
   w.broadphase.add(index, compute_aabb(def.shape, sim.frame_pose()),
                    def.motion == MotionType::Static);
-  return BodyId{static_cast<std::uint32_t>(index), 1};
+  return w.body_id_at(index);
 }
-
-void World::create_joint(const JointDef& def) {
-  Impl& w = *impl_;
-  const int n = static_cast<int>(w.bodies.size());
-  auto fail = [](const std::string& problem) { throw_world_misuse("create_joint", problem); };
-  if (def.body_a < 0 || def.body_a >= n || def.body_b < -1 || def.body_b >= n ||
-      def.body_a == def.body_b)
-    fail("bodies must be two different existing bodies (or the world)");
-  if (!def.anchor.allFinite() || !def.axis.allFinite()) fail("anchor and axis must be finite");
-  const bool needs_axis = def.type == JointType::Hinge || def.type == JointType::Slider;
-  if (needs_axis && !(def.axis.norm() >= 1e-12)) fail("axis must be non-zero");
-  if (def.limits && !(std::isfinite((*def.limits)[0]) && std::isfinite((*def.limits)[1]) &&
-                      (*def.limits)[0] <= (*def.limits)[1]))
-    fail("limits must be finite with lo <= hi");
-  const RigidBodySim& a = w.bodies[def.body_a];
-  const bool b_dynamic = def.body_b >= 0 && w.bodies[def.body_b].dynamic;
-  if (!a.dynamic && !b_dynamic) fail("at least one of its bodies must be dynamic");
-  JointSim j;
-  switch (def.type) {
-    case JointType::Ball: j.kind = JointKind::Ball; break;
-    case JointType::Hinge: j.kind = JointKind::Hinge; break;
-    case JointType::Fixed: j.kind = JointKind::Fixed; break;
-    case JointType::Slider: j.kind = JointKind::Slider; break;
-  }
-  j.body_a = def.body_a;
-  j.body_b = def.body_b;
-  const Vec3 axis = needs_axis ? Vec3(def.axis.normalized()) : Vec3::UnitX();
-  j.anchor_a = a.q.conjugate() * (def.anchor - a.x);
-  j.axis_a = a.q.conjugate() * axis;
-  if (def.body_b >= 0) {
-    const RigidBodySim& b = w.bodies[def.body_b];
-    j.anchor_b = b.q.conjugate() * (def.anchor - b.x);
-    j.axis_b = b.q.conjugate() * axis;
-    j.rest_relative = b.q.conjugate() * a.q;
-  } else {
-    j.anchor_b = def.anchor;
-    j.axis_b = axis;
-    j.rest_relative = a.q;
-  }
-  if (needs_axis) j.limits = def.limits;
-  w.joints.push_back(j);
-  // A new joint changes islands: whatever it links to must be awake.
-  w.wake_island(def.body_a);
-  if (def.body_b >= 0) w.wake_island(def.body_b);
-  if (def.body_b >= 0) {
-    std::pair<int, int> pair(std::min(def.body_a, def.body_b), std::max(def.body_a, def.body_b));
-    auto at = std::lower_bound(w.jointed_pairs.begin(), w.jointed_pairs.end(), pair);
-    if (at == w.jointed_pairs.end() || *at != pair) w.jointed_pairs.insert(at, pair);
-  }
-}
-
-int World::joint_count() const { return static_cast<int>(impl_->joints.size()); }
 
 bool World::is_valid(BodyId id) const {
-  return id.generation == 1 && id.index < impl_->bodies.size();
+  const Impl& w = *impl_;
+  return id.generation != 0 && id.index < w.bodies.size() && w.live[id.index] &&
+         w.body_generations[id.index] == id.generation;
 }
 
 int World::Impl::check_body(BodyId id, const char* function) const {
-  if (id.generation != 1 || id.index >= bodies.size()) {
-    throw_world_misuse(function, "invalid body id {index " + std::to_string(id.index) +
-                                     ", generation " + std::to_string(id.generation) +
-                                     "} (the world has " + std::to_string(bodies.size()) +
-                                     " bodies)");
+  if (id.generation == 0 || id.index >= bodies.size() || body_generations[id.index] != id.generation ||
+      !live[id.index]) {
+    std::string problem = "invalid body id {index " + std::to_string(id.index) + ", generation " +
+                          std::to_string(id.generation) + "}";
+    if (id.generation != 0 && id.index < bodies.size() && id.generation < body_generations[id.index])
+      problem += ": destroyed";
+    problem += " (the world has " + std::to_string(live_bodies) + " bodies";
+    if (live_bodies != static_cast<int>(bodies.size()))
+      problem += " in " + std::to_string(bodies.size()) + " slots";
+    throw_world_misuse(function, problem + ")");
   }
   return static_cast<int>(id.index);
 }
@@ -151,7 +119,7 @@ BodyId World::body_id(int index) const {
     throw_world_misuse("body_id", "index " + std::to_string(index) + " out of range (the world has " +
                                       std::to_string(body_count()) + " bodies)");
   }
-  return BodyId{static_cast<std::uint32_t>(index), 1};
+  return impl_->live[index] ? impl_->body_id_at(index) : BodyId{};
 }
 const std::string& World::body_name(BodyId id) const {
   return impl_->names[impl_->check_body(id, "body_name")];
@@ -219,9 +187,11 @@ void World::step() {
   w.last_max_penetration = 0;
   int contacts = 0;
   for (int s = 0; s < substeps; ++s) {
+    w.last_substep = s + 1 == substeps;
     w.substep(h);
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
+  w.update_contact_events();
   w.update_sleep();
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;
@@ -281,11 +251,13 @@ void World::Impl::substep(double h) {
 
   t = Clock::now();
   run_narrowphase(h);
+  if (last_substep) snapshot_event_state();
   time_phase(StepPhase::Narrowphase, t);
 
   t = Clock::now();
   build_contacts();
   solve_contacts(h);
+  record_pushed_pairs();
   time_phase(StepPhase::Solver, t);
 
   t = Clock::now();

@@ -3,10 +3,16 @@
 // hands out small typed ids, never pointers into arrays that may move.
 //
 // Misuse is reported, never undefined: every public function given an invalid def (a rule of
-// world_def.h broken, a non-finite value), a null, foreign or out-of-range BodyId, or a cloth
-// index out of range throws std::invalid_argument whose message names the function and the
-// problem ("World::body_state: invalid body id {index 9, generation 1} (the world has 3
-// bodies)"), and leaves the world exactly as it was.
+// world_def.h broken, a non-finite value), a null, foreign, stale (destroyed) or out-of-range
+// id, or a cloth index out of range throws std::invalid_argument whose message names the
+// function and the problem ("World::body_state: invalid body id {index 9, generation 1} (the
+// world has 3 bodies)"), and leaves the world exactly as it was.
+//
+// Ids (engine/world_ids.h) are slot index + generation. Destroying a body, joint or cloth frees
+// its slot; the next create of that kind takes the most recently freed slot with the
+// generation one higher. Bodies live in their slot (body_count() counts slots, free ones
+// included); joints and cloths are kept in creation order without gaps (joint_count() and
+// cloth_count() count live ones, and a cloth index shifts down when an earlier cloth goes).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,26 +26,6 @@
 #include "engine/world_def.h"
 
 namespace impetus {
-
-/// Body handle: dense index plus generation (bodies are never destroyed yet, so generation
-/// stays 1; is_valid still guards foreign or default-constructed ids).
-struct BodyId {
-  std::uint32_t index = 0;
-  std::uint32_t generation = 0;  // 0 = null id
-  bool operator==(const BodyId&) const = default;
-};
-
-/// Joint and cloth handles, like BodyId: slot index plus generation (0 = null id).
-struct JointId {
-  std::uint32_t index = 0;
-  std::uint32_t generation = 0;
-  bool operator==(const JointId&) const = default;
-};
-struct ClothId {
-  std::uint32_t index = 0;
-  std::uint32_t generation = 0;
-  bool operator==(const ClothId&) const = default;
-};
 
 /// The closest hit of World::ray_cast, or one of World::ray_cast_all's.
 struct RayHit {
@@ -60,13 +46,22 @@ struct ShapeCastHit {
 enum class ContactEventType { Begin, End };
 
 /// Two bodies started (Begin) or stopped (End) touching in the last step; sensors report the
-/// overlaps of their shapes the same way.
+/// overlaps of their shapes the same way. Touching = the narrowphase finds a point with
+/// separation <= 1 µm between the shapes at the end of the step (resting contacts end their
+/// steps within round-off of zero, on either side), or the solver pushed the two apart in the
+/// step (a bounce: speculative contacts turn a body round before the shapes meet). Details in
+/// engine/world_events.cpp.
 struct ContactEvent {
-  BodyId a, b;                   // a.index < b.index
+  BodyId a, b;                   // a.index < b.index; End: either may be destroyed by now
   ContactEventType type = ContactEventType::Begin;
-  Vec3 point = Vec3::Zero();     // Begin: the deepest contact point, world [m]
-  Vec3 normal = Vec3::UnitZ();   // Begin: unit, from a to b
-  double approach_speed = 0;     // Begin: closing speed along the normal at the point [m/s]
+  // Begin only (zero for End):
+  Vec3 point = Vec3::Zero();     // the deepest point (midway between the two surfaces) at the
+                                 // end of the step, or at the step's last narrowphase for a
+                                 // pair that bounced apart beyond the contact margin, world [m]
+  Vec3 normal = Vec3::UnitZ();   // at that point, unit, from a to b
+  double approach_speed = 0;     // closing speed along `normal` at `point` (> 0: closing), from
+                                 // the velocities the step's last substep had before its solver
+                                 // ran (after gravity): the speed of the impact [m/s]
 };
 
 /// Kinematic state of a body as users see it: the body frame (not the centre of mass).
@@ -125,29 +120,57 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  /// Adds a body. The def must be valid (positive finite sizes, finite pose and velocities, unit
-  /// quaternion, a static plane, an existing material ...); see the misuse note above.
+  /// Adds a body (in the most recently freed slot, else a new one). The def must be valid
+  /// (positive finite sizes, finite pose and velocities, unit quaternion, a static plane, an
+  /// existing material ...); see the misuse note above.
   BodyId create_body(const BodyDef& def);
-  /// Adds a joint between two bodies (body_b = -1: the world). Throws std::invalid_argument for
-  /// invalid defs (unknown body, a joint between two non-dynamic bodies, zero axis).
-  void create_joint(const JointDef& def);
-  /// Adds a cloth (grid or mesh, world frame at t = 0); returns its index. Attached vertices
-  /// follow their body from its pose now. Throws std::invalid_argument for invalid defs.
-  int create_cloth(const ClothDef& def);
+  /// Removes a body, its joints and its cloth attachments (those cloth vertices become free),
+  /// its contacts and warm-start impulses; wakes the islands of the bodies it touched or was
+  /// jointed to. Its touching pairs get their End events from the next step. The id, and the
+  /// ids of its joints, are stale from now on.
+  void destroy_body(BodyId id);
+  /// Adds a joint between two live bodies (body_b null: the world). Throws
+  /// std::invalid_argument for invalid defs (unknown or stale body, a joint between two
+  /// non-dynamic bodies, zero axis).
+  JointId create_joint(const JointDef& def);
+  /// Removes a joint and wakes its bodies' islands.
+  void destroy_joint(JointId id);
+  /// Live joints.
+  int joint_count() const;
+  /// Adds a cloth (grid or mesh, world frame at t = 0). Attached vertices follow their body
+  /// from its pose now. Throws std::invalid_argument for invalid defs (an attachment to a
+  /// stale id or to a sensor included).
+  ClothId create_cloth(const ClothDef& def);
+  void destroy_cloth(ClothId id);
+  /// Live cloths. A cloth `index` below is in [0, cloth_count()): the live cloths in creation
+  /// order; cloth_id(index) gives the cloth's id.
   int cloth_count() const;
-  const std::string& cloth_name(int cloth) const;
-  const std::vector<Vec3>& cloth_positions(int cloth) const;
-  const std::vector<std::array<int, 3>>& cloth_triangles(int cloth) const;
+  ClothId cloth_id(int index) const;
+  const std::string& cloth_name(int index) const;
+  const std::vector<Vec3>& cloth_positions(int index) const;
+  const std::vector<std::array<int, 3>>& cloth_triangles(int index) const;
   /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step.
-  int cloth_self_intersections(int cloth) const;
+  int cloth_self_intersections(int index) const;
   /// Largest stretch (edge length / rest length − 1) of the cloth now, and at the end of any
   /// step so far; largest compression (1 − edge length / rest length) now.
-  double cloth_max_strain(int cloth) const;
-  double cloth_max_strain_seen(int cloth) const;
-  double cloth_max_compression(int cloth) const;
-  int joint_count() const;
+  double cloth_max_strain(int index) const;
+  double cloth_max_strain_seen(int index) const;
+  double cloth_max_compression(int index) const;
+  // The same by id.
+  const std::string& cloth_name(ClothId id) const;
+  const std::vector<Vec3>& cloth_positions(ClothId id) const;
+  const std::vector<std::array<int, 3>>& cloth_triangles(ClothId id) const;
+  int cloth_self_intersections(ClothId id) const;
+  double cloth_max_strain(ClothId id) const;
+  double cloth_max_strain_seen(ClothId id) const;
+  double cloth_max_compression(ClothId id) const;
 
+  /// True for the id of a live body, joint or cloth; false for null, foreign and stale ids.
   bool is_valid(BodyId id) const;
+  bool is_valid(JointId id) const;
+  bool is_valid(ClothId id) const;
+  /// Body slots, live and free: body_id(index) for index in [0, body_count()) is the live
+  /// body's id, or the null id for a free slot (destroyed and not yet reused).
   int body_count() const;
   BodyId body_id(int index) const;
   const std::string& body_name(BodyId id) const;
@@ -193,7 +216,10 @@ class World {
   void set_kinematic_target(BodyId id, const Vec3& position, const Quat& orientation);
 
   // ---- Events of the last step (engine/world_events.cpp) ----
-  /// Begin/End events of the last step, in (a, b) body index order, Ends before Begins.
+  /// Begin/End events of the last step (ContactEvent): first the Ends, then the Begins, each
+  /// sorted by (a.index, b.index); the same for any thread count. Pairs that never touch by
+  /// rule have no events: filtered out, jointed, two sensors, two non-dynamic bodies (unless one
+  /// is a sensor and one of them moves). Valid until the next step(); empty before the first.
   std::span<const ContactEvent> contact_events() const;
 
   /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.
@@ -208,7 +234,7 @@ class World {
   const WorldStats& stats() const;
   /// Σ ½ m‖v‖² + ½ ωᵀIω − m g·x_com over dynamic bodies [J].
   double total_energy() const;
-  /// Contact points of the last step (for trajectory output).
+  /// Contact points of the last step (for trajectory output; sensors have none).
   int contact_count() const;
   /// Deepest rigid overlap at the end of the last step [m].
   double current_max_penetration() const;

@@ -20,7 +20,8 @@
 // collision/time_of_impact.h.
 //
 // Known limits: kinematic bodies are never stopped (their motion is prescribed), and when a fast
-// body stops early, another fast body's TOI against it still assumed its full motion.
+// body stops early, another fast body's TOI against it still assumed its full motion. Sensors
+// take no part (they have no response).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -81,7 +82,9 @@ void World::Impl::run_ccd(double h) {
   ccd_bodies.clear();
   for (int i = 0; i < n; ++i) {
     const RigidBodySim& b = bodies[i];
-    if (b.dynamic && full_motion(b, bounding_radii[i], h) > kCcdMotionFraction * smallest_sizes[i])
+    // A sensor has no response: nothing stops it, and it stops nothing.
+    if (b.dynamic && !sensors[i] &&
+        full_motion(b, bounding_radii[i], h) > kCcdMotionFraction * smallest_sizes[i])
       ccd_bodies.push_back(i);
   }
   if (ccd_bodies.empty()) return;  // the common case costs one pass over the bodies
@@ -93,6 +96,7 @@ void World::Impl::run_ccd(double h) {
   if (static_cast<int>(ccd_candidates.size()) < fast_count) ccd_candidates.resize(fast_count);
   for (int k = 0; k < fast_count; ++k) ccd_candidates[k].clear();
   for (const auto& [a, b] : pairs) {
+    if (pair_has_sensor(a, b)) continue;
     if (ccd_slot[a] >= 0) ccd_candidates[ccd_slot[a]].push_back(b);
     if (ccd_slot[b] >= 0) ccd_candidates[ccd_slot[b]].push_back(a);
   }
@@ -105,7 +109,8 @@ void World::Impl::run_ccd(double h) {
     std::vector<int>& list = ccd_candidates[k];
     list.clear();
     for (int j = 0; j < n; ++j) {
-      if (j == i) continue;
+      // Free slots, sensors and filtered pairs, as in update_broadphase.
+      if (j == i || !live[j] || sensors[j] || !pair_allowed(i, j)) continue;
       const std::pair<int, int> key(std::min(i, j), std::max(i, j));
       if (std::binary_search(jointed_pairs.begin(), jointed_pairs.end(), key)) continue;
       if (sweep.overlaps(swept_box(j, h))) list.push_back(j);

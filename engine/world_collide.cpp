@@ -25,12 +25,18 @@ void World::Impl::update_broadphase(double h) {
     broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
   broadphase.compute_pairs(pairs);
-  // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts,
-  // and bodies joined by a joint do not collide with each other (their shapes usually overlap
-  // at the joint by design).
+  // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts
+  // (a sensor still sees a moving kinematic body); bodies joined by a joint do not collide with
+  // each other (their shapes usually overlap at the joint by design); the collision filters
+  // (engine/filter.h) and the rule that sensors ignore each other drop pairs here, before the
+  // narrowphase, so a filtered pair costs nothing more.
   size_t kept = 0;
   for (const auto& pair : pairs) {
-    if (!bodies[pair.first].dynamic && !bodies[pair.second].dynamic) continue;
+    const int a = pair.first, b = pair.second;
+    if (!bodies[a].dynamic && !bodies[b].dynamic &&
+        !(pair_has_sensor(a, b) && (bodies[a].moving || bodies[b].moving)))
+      continue;
+    if (!pair_allowed(a, b)) continue;
     if (std::binary_search(jointed_pairs.begin(), jointed_pairs.end(), pair)) continue;
     pairs[kept++] = pair;
   }

@@ -9,6 +9,7 @@
 #include "collision/base/math.h"
 #include "collision/shape.h"
 #include "engine/filter.h"
+#include "engine/world_ids.h"
 
 namespace impetus {
 
@@ -33,27 +34,49 @@ struct BodyDef {
   int material = 0;                           // index into WorldDef::materials
   std::optional<double> mass;                 // kg; default density × volume
   Filter filter;                              // which bodies it collides with (engine/filter.h)
-  // A sensor reports overlaps as contact events (Begin/End) and has no contact response.
+  // A sensor reports the overlaps of its shape as contact events (World::contact_events) and
+  // has no contact response: bodies pass through it, CCD and cloth ignore it, it wakes nothing.
+  // Static, kinematic or dynamic; two sensors never report each other; `filter` applies.
   bool is_sensor = false;
 };
 
 enum class JointType { Ball, Hinge, Fixed, Slider };
 
-struct JointDef {
+/// What a joint is, apart from its bodies; JointDef (the World's) and SceneJointDef (a scene
+/// file's) add the bodies, as ids and as indices into SceneDef::bodies.
+struct JointCommonDef {
   JointType type = JointType::Ball;
-  int body_a = -1;                // index into bodies
-  int body_b = -1;                // index into bodies, -1 = the world
   Vec3 anchor = Vec3::Zero();     // world, at t = 0
   Vec3 axis = Vec3::UnitX();      // world, at t = 0 (hinge, slider)
   std::optional<std::array<double, 2>> limits;  // hinge [rad] / slider [m], a relative to b
 };
 
-struct ClothAttachDef {
-  int vertex = 0;
-  int body = 0;
+struct JointDef : JointCommonDef {
+  BodyId body_a;                  // a live body
+  BodyId body_b;                  // a live body other than body_a, or the null id: the world
 };
 
-struct ClothDef {
+/// A joint as a scene file describes it (engine/world_builder.h turns it into a JointDef).
+struct SceneJointDef : JointCommonDef {
+  int body_a = -1;                // index into SceneDef::bodies
+  int body_b = -1;                // index into SceneDef::bodies, -1 = the world
+};
+
+/// A cloth vertex that follows a body (its attached point moves with the body frame).
+struct ClothAttachDef {
+  int vertex = 0;
+  BodyId body;                    // a live body
+};
+
+/// ClothAttachDef as a scene file describes it.
+struct SceneClothAttachDef {
+  int vertex = 0;
+  int body = 0;                   // index into SceneDef::bodies
+};
+
+/// What a cloth is, apart from its attachments to bodies; ClothDef (the World's) and
+/// SceneClothDef (a scene file's) add those, by body id and by body index.
+struct ClothCommonDef {
   std::string name;
   // Either a grid ...
   bool is_grid = true;
@@ -73,8 +96,16 @@ struct ClothDef {
   double friction = 0.3;
   double strain_limit = 0.02;       // ClothParams::strain_limit; 0 = off
   std::vector<int> pin;
-  std::vector<ClothAttachDef> attach;  // vertex follows a body (index into bodies)
   bool self_collision = true;
+};
+
+struct ClothDef : ClothCommonDef {
+  std::vector<ClothAttachDef> attach;  // vertices that follow a body
+};
+
+/// A cloth as a scene file describes it (engine/world_builder.h turns it into a ClothDef).
+struct SceneClothDef : ClothCommonDef {
+  std::vector<SceneClothAttachDef> attach;  // vertices that follow a body (by body index)
 };
 
 struct WorldDef {
@@ -101,14 +132,15 @@ struct WorldDef {
   std::vector<MaterialDef> materials = {MaterialDef{}};  // [0] is "default"
 };
 
-/// A whole scene: the world settings plus its content and run settings.
+/// A whole scene: the world settings plus its content and run settings. Joints and cloths name
+/// their bodies by index into `bodies`, as the file does by name (no World exists yet).
 struct SceneDef {
   std::string name;
   std::string description;
   WorldDef world;
   std::vector<BodyDef> bodies;
-  std::vector<JointDef> joints;
-  std::vector<ClothDef> cloths;
+  std::vector<SceneJointDef> joints;
+  std::vector<SceneClothDef> cloths;
   long long steps = 0;      // total steps (duration / dt rounded, or settings.steps)
   int output_every = 0;     // 0 = default (≈100 frames)
 };

@@ -20,6 +20,7 @@
 #include "dynamics/joint.h"
 #include "dynamics/rigid_body.h"
 #include "dynamics/sequential_impulse_solver.h"
+#include "engine/dense_ids.h"
 #include "engine/world.h"
 
 namespace impetus {
@@ -58,6 +59,25 @@ inline constexpr double kCcdAllowedPenetration = 0.1 * kContactMargin;
 inline constexpr double kCcdTolerance = 0.02 * kContactMargin;
 inline constexpr int kCcdMaxIterations = 100;
 
+/// Two bodies touch (contact events, world_events.cpp) when the narrowphase finds a point with
+/// separation at most this [m] (or the solver pushed them apart): resting contacts end their
+/// steps within round-off of zero, on either side, and must not flicker between touching and
+/// not.
+inline constexpr double kTouchingDistance = 1e-6;
+
+/// Warm-start key of a contact point: (pair, feature) → 64 bits, 22 bits per body index, 20 bits
+/// of feature. Feature ids are folded so distinct features of one pair rarely collide; a
+/// collision only degrades warm starting.
+inline std::uint64_t contact_key(int a, int b, std::uint32_t feature) {
+  std::uint64_t f = (feature ^ (feature >> 20)) & 0xFFFFFu;
+  return (static_cast<std::uint64_t>(a) << 42) | (static_cast<std::uint64_t>(b) << 20) | f;
+}
+/// True when the contact_key names body `body` as either of its two bodies.
+inline bool contact_key_has_body(std::uint64_t key, int body) {
+  const auto index = static_cast<std::uint64_t>(body);
+  return (key >> 42) == index || ((key >> 20) & 0x3FFFFFu) == index;
+}
+
 /// Warm-start record of one contact point, keyed by (pair, feature).
 struct CachedImpulse {
   std::uint64_t key = 0;
@@ -75,7 +95,15 @@ void sort_warm_cache(std::vector<CachedImpulse>& cache);
 
 struct World::Impl {
   WorldDef def;
-  // Per body, dense index = creation order.
+  // Per body slot (BodyId::index). A destroyed body's slot is free until a create reuses it:
+  // inert (a default RigidBodySim: static, not moving, never asleep; an empty shape; no
+  // broadphase proxy), so every loop of the step that skips non-dynamic or non-moving bodies
+  // skips it too; the loops that look at every body (cloth colliders, CCD's brute force) test
+  // `live`.
+  std::vector<std::uint32_t> body_generations;  // the live body's, or the next one's
+  std::vector<char> live;                       // 1: a body, 0: a free slot
+  std::vector<int> free_bodies;                 // free slots, the most recently freed last
+  int live_bodies = 0;
   std::vector<RigidBodySim> bodies;       // hot state
   std::vector<Shape> shapes;              // cold: geometry in the body frame
   std::vector<double> bounding_radii;     // of the shape about the COM [m]
@@ -104,7 +132,8 @@ struct World::Impl {
   std::vector<std::unique_ptr<ExtremeVertexDiagram>> ccd_diagrams;  // per body, built lazily
   std::vector<ContactConstraint> contacts; // built serially in pair order
   std::vector<CachedImpulse> warm_cache;   // sorted by key
-  std::vector<JointSim> joints;
+  std::vector<JointSim> joints;           // creation order, no gaps
+  DenseIds joint_ids;                     // joints[k]'s JointId
   std::vector<std::pair<int, int>> jointed_pairs;  // sorted (lower, higher): never collide
   SequentialImpulseSolver sequential_impulse;
   SequentialImpulseSettings solver_settings;
@@ -125,12 +154,24 @@ struct World::Impl {
     std::string name;
     ClothSim sim;
   };
-  std::vector<Cloth> cloths;
+  std::vector<Cloth> cloths;              // creation order, no gaps
+  DenseIds cloth_ids;                     // cloths[k]'s ClothId
   /// The body's index; throws std::invalid_argument("World::FUNCTION: invalid body id ...")
-  /// for a null, foreign or out-of-range id.
+  /// for a null, foreign, stale or out-of-range id.
   int check_body(BodyId id, const char* function) const;
-  /// The cloth; throws likewise for an index out of range.
+  BodyId body_id_at(int index) const {
+    return BodyId{static_cast<std::uint32_t>(index), body_generations[index]};
+  }
+  /// The joint's position in `joints`; throws likewise.
+  int check_joint(JointId id, const char* function) const;
+  /// The cloth; throws likewise for an index out of range or an invalid id.
   const Cloth& check_cloth(int cloth, const char* function) const;
+  const Cloth& check_cloth(ClothId id, const char* function) const;
+  /// Body `a` and `b` may get contacts or events: the filter rule and no two sensors.
+  bool pair_allowed(int a, int b) const {
+    return !(sensors[a] && sensors[b]) && should_collide(filters[a], filters[b]);
+  }
+  bool pair_has_sensor(int a, int b) const { return sensors[a] || sensors[b]; }
   std::vector<RigidCollider> cloth_colliders;  // scratch, reused
   std::vector<RigidImpulse> cloth_reactions;   // scratch, reused
 
@@ -148,6 +189,23 @@ struct World::Impl {
   std::vector<int> awake_joint_index;    // awake_joints[k] is joints[awake_joint_index[k]]
   bool use_awake_joints = false;         // this substep's SI joint list is awake_joints
   int bodies_asleep = 0;
+
+  // Contact events (world_events.cpp): pairs touching at the end of this step and of the last,
+  // sorted by (a.index, b.index); this step's events; the last substep's body states before
+  // its solver (for the approach speed) and each body's motion since then.
+  struct TouchingPair {
+    BodyId a, b;
+    int pair = -1;  // index into `pairs`
+  };
+  std::vector<TouchingPair> touching, touching_before;
+  std::vector<ContactEvent> events, begin_events;
+  bool last_substep = false;              // set by step(): the substep that snapshots
+  std::vector<Vec3> event_x, event_v, event_w;
+  std::vector<Quat> event_q;
+  std::vector<double> event_motion;       // per body: bound on any surface point's motion [m]
+  std::vector<char> pair_touch;           // per pair: 0 no, 1 yes, 2 recheck at the end
+  std::vector<int> event_rechecks;        // pairs to collide again at the end of the step
+  std::vector<std::pair<int, int>> pushed_pairs;  // a contact pushed in a substep, sorted
 
   WorldStats stats;
   WorldStatus status = WorldStatus::Ok;
@@ -188,6 +246,14 @@ struct World::Impl {
   void integrate_positions(double h);
   void store_warm_start();
   void check_divergence();
+  // Contact events (world_events.cpp).
+  void snapshot_event_state();            // the last substep, after its narrowphase
+  void record_pushed_pairs();             // every substep, after its solver
+  void update_contact_events();           // end of step: touching pairs → events
+  // Destruction (world_destroy.cpp).
+  void remove_body(int body);
+  void remove_joint(int position);        // position in `joints`
+  void rebuild_jointed_pairs();
 
   /// Contact margin of body i: kContactMargin, less for small dynamic bodies (kMarginSizeFraction).
   double body_margin(int i) const;

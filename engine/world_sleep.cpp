@@ -11,8 +11,10 @@
 //
 // An island wakes, whole, when
 //   - an awake mover (awake dynamic body, or kinematic body with a non-zero velocity) gets a
-//     contact manifold with points with one of its bodies, or is jointed to one of them;
-//   - the user sets a body's state, applies an impulse, or creates a joint to it;
+//     contact manifold with points with one of its bodies (sensors excepted), or is jointed to
+//     one of them;
+//   - the user sets a body's state, applies an impulse, creates or destroys a joint to it, or
+//     destroys a body it touched (world_destroy.cpp);
 //   - something else changed a sleeping body's velocity (cloth reaction impulses).
 // A wake found after the narrowphase happens inside the step: the woken bodies get this step's
 // gravity and their skipped pairs are collided before the contacts are built, so a stack hit by
@@ -113,7 +115,8 @@ void World::Impl::wake_touched_islands(double h) {
       any = true;
     };
     for (std::size_t k = 0; k < pairs.size(); ++k) {
-      if (manifolds[k].count == 0) continue;
+      // A sensor pushes nothing, so it wakes nothing.
+      if (manifolds[k].count == 0 || pair_has_sensor(pairs[k].first, pairs[k].second)) continue;
       mark(pairs[k].first, pairs[k].second);
       mark(pairs[k].second, pairs[k].first);
     }

@@ -11,13 +11,6 @@ namespace impetus {
 
 namespace {
 
-// (pair, feature) → 64-bit key: 22 bits per body index, 20 bits of feature. Feature ids are
-// folded so distinct features of one pair rarely collide; a collision only degrades warm starting.
-std::uint64_t contact_key(int a, int b, std::uint32_t feature) {
-  std::uint64_t f = (feature ^ (feature >> 20)) & 0xFFFFFu;
-  return (static_cast<std::uint64_t>(a) << 42) | (static_cast<std::uint64_t>(b) << 20) | f;
-}
-
 // Islands this big are swept in parallel on their own (graph-coloured, block_solver.h).
 bool is_big_island(const Island& island, const BlockSolverSettings& settings) {
   return static_cast<int>(island.contacts.size() + island.joints.size()) >= settings.parallel_min_blocks;
@@ -41,6 +34,8 @@ void World::Impl::build_contacts() {
     const Manifold& m = manifolds[k];
     if (m.count == 0) continue;
     const int a = pairs[k].first, b = pairs[k].second;
+    // A sensor's manifold only feeds its events (world_events.cpp): no response.
+    if (pair_has_sensor(a, b)) continue;
     const MaterialDef& ma = def.materials[materials[a]];
     const MaterialDef& mb = def.materials[materials[b]];
     // scene-format.md: friction is the geometric mean, restitution the maximum.

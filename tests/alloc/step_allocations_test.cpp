@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/scene_loader.h"
 #include "engine/world.h"
@@ -57,6 +58,45 @@ TEST_P(StepAllocations, HundredSettledStepsAllocateNothing) {
   auto* v = new std::vector<int>(100);
   delete v;
   EXPECT_GE(bench::allocation_count() - probe, 2);
+}
+
+// Destruction is a shrink event: it may allocate, the settled steps after it may not (contact
+// events included: when no pair starts or stops touching, they allocate nothing either).
+TEST(StepAllocationsAfterDestroy, HundredSettledStepsAllocateNothing) {
+  SceneLoadResult r = load_scene_file(std::string(IMPETUS_SOURCE_DIR) + "/scenes/box_pile.json");
+  ASSERT_TRUE(r.ok()) << r.error;
+  WorldDef def = r.scene->world;
+  def.threads = 1;
+  def.sleep = false;
+  std::vector<BodyId> ids;
+  const std::unique_ptr<World> owned = build_world(*r.scene, def, &ids);
+  World& world = *owned;
+  for (int i = 0; i < 300; ++i) world.step();
+  // Three dynamic bodies out of the pile, and one new body in a freed slot.
+  int destroyed = 0;
+  for (auto it = ids.rbegin(); it != ids.rend() && destroyed < 3; ++it) {
+    if (world.body_motion(*it) != MotionType::Dynamic) continue;
+    world.destroy_body(*it);
+    ++destroyed;
+  }
+  BodyDef extra;
+  extra.name = "extra";
+  extra.shape = Shape::sphere(0.05);
+  extra.position = Vec3(0, 0, 3);
+  world.create_body(extra);
+  constexpr int kSteadyContacts = 200, kMaxSteps = 5000;
+  int steps = 0, contacts = -1, unchanged = 0;
+  while (steps < kMaxSteps && unchanged < kSteadyContacts) {
+    world.step();
+    ++steps;
+    unchanged = world.stats().contacts_last == contacts ? unchanged + 1 : 0;
+    contacts = world.stats().contacts_last;
+  }
+  ASSERT_EQ(world.status(), WorldStatus::Ok);
+  ASSERT_LT(steps, kMaxSteps) << "the contact count never settled";
+  const long long before = bench::allocation_count();
+  for (int i = 0; i < 100; ++i) world.step();
+  EXPECT_EQ(bench::allocation_count() - before, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, StepAllocations,

@@ -35,7 +35,7 @@ TEST(ClothScenes, FlagFollowsTheMovingPole) {
   std::unique_ptr<World> w = make_world(scene);
   const Vec3 pole_velocity(0.4, 0, 0);  // the scene file's kinematic velocity
   std::vector<Vec3> start;
-  for (const ClothAttachDef& a : scene.cloths[0].attach) start.push_back(w->cloth_positions(0)[a.vertex]);
+  for (const SceneClothAttachDef& a : scene.cloths[0].attach) start.push_back(w->cloth_positions(0)[a.vertex]);
   // Edge lengths at rest (the grid is built flat and unstretched), measured from positions.
   const std::vector<Vec3> rest = w->cloth_positions(0);
   const std::vector<std::array<int, 3>>& triangles = w->cloth_triangles(0);

@@ -139,16 +139,16 @@ Recording record(const std::string& path, const RecordOptions& opt) {
   const SceneDef& scene = *loaded.scene;
   EXPECT_FALSE(scene.cloths.empty());
   if (scene.cloths.empty()) return rec;
-  ClothDef def = scene.cloths[0];
+  SceneClothDef def = scene.cloths[0];
   if (opt.coarsen > 1) {
     EXPECT_TRUE(def.is_grid);
     const int c = opt.coarsen;
     EXPECT_TRUE(def.grid_resolution[0] % c == 0 && def.grid_resolution[1] % c == 0);
     for (int& v : def.pin) v = coarse_vertex(v, def.grid_resolution, c);
-    for (ClothAttachDef& a : def.attach) a.vertex = coarse_vertex(a.vertex, def.grid_resolution, c);
+    for (SceneClothAttachDef& a : def.attach) a.vertex = coarse_vertex(a.vertex, def.grid_resolution, c);
     def.grid_resolution = {def.grid_resolution[0] / c, def.grid_resolution[1] / c};
     for (int v : def.pin) EXPECT_GE(v, 0) << "pin off the coarse grid";
-    for (const ClothAttachDef& a : def.attach) EXPECT_GE(a.vertex, 0) << "attachment off the coarse grid";
+    for (const SceneClothAttachDef& a : def.attach) EXPECT_GE(a.vertex, 0) << "attachment off the coarse grid";
   }
   if (def.is_grid) {
     rec.mesh = make_grid_cloth(def.grid_size, def.grid_resolution, def.grid_center, def.grid_orientation);
@@ -157,7 +157,7 @@ Recording record(const std::string& path, const RecordOptions& opt) {
     rec.mesh.triangles = def.mesh_triangles;
   }
   // The same parameters as World::create_cloth, self-collision on, one thread.
-  ClothDef with_self = def;
+  SceneClothDef with_self = def;
   with_self.self_collision = true;
   const ClothParams params = cloth_params_from_def(with_self, 1);
   rec.thickness = def.thickness;
@@ -171,7 +171,7 @@ Recording record(const std::string& path, const RecordOptions& opt) {
     }
     return p;
   };
-  for (const ClothAttachDef& a : def.attach) cloth.attach(a.vertex, a.body, pose_at(scene.bodies[a.body], 0.0));
+  for (const SceneClothAttachDef& a : def.attach) cloth.attach(a.vertex, a.body, pose_at(scene.bodies[a.body], 0.0));
 
   const double h = scene.world.dt;
   rec.steps = scene.steps;

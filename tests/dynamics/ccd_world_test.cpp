@@ -360,8 +360,8 @@ TEST(CcdWorld, JointedBodiesStopTogetherAtTheirGroupsTimeOfImpact) {
     const BodyId trail_id = partner_first ? first : second;
     JointDef joint;
     joint.type = JointType::Ball;
-    joint.body_a = partner_first ? 2 : 1;  // lead
-    joint.body_b = partner_first ? 1 : 2;  // trail
+    joint.body_a = lead_id;
+    joint.body_b = trail_id;
     joint.anchor = 0.5 * (lead_x + trail_x);
     world.create_joint(joint);
     double gap_max = 0;

@@ -18,11 +18,13 @@ WorldDef block_world(double dt) {
   return wd;
 }
 
+// Bodies by creation index (these worlds never destroy, so the index is the slot and the
+// generation 1); b = -1: the world.
 JointDef ball_joint(int a, int b, const Vec3& anchor) {
   JointDef j;
   j.type = JointType::Ball;
-  j.body_a = a;
-  j.body_b = b;
+  j.body_a = BodyId{static_cast<std::uint32_t>(a), 1};
+  j.body_b = b < 0 ? BodyId{} : BodyId{static_cast<std::uint32_t>(b), 1};
   j.anchor = anchor;
   return j;
 }
@@ -113,11 +115,10 @@ TEST(Chain, FiftyLinksNeverGainEnergyAndKeepJointErrorTiny) {
 TEST(HingeLimit, StopsAtItsLimit) {
   World world(block_world(1.0 / 240.0));
   BodyDef bar = test::make_body("bar", Shape::box(Vec3(0.5, 0.05, 0.05)), Vec3(0.5, 0, 0));
-  world.create_body(bar);
+  const BodyId bar_id = world.create_body(bar);
   JointDef hinge;
   hinge.type = JointType::Hinge;
-  hinge.body_a = 0;
-  hinge.body_b = -1;
+  hinge.body_a = bar_id;
   hinge.anchor = Vec3::Zero();
   hinge.axis = Vec3::UnitY();
   hinge.limits = std::array<double, 2>{-0.5, 0.5};

@@ -39,11 +39,10 @@ CradleRun run_cradle(SolverType solver, double dt, double theta0, double frictio
     const Vec3 pivot(spacing * i, 0, length);
     Vec3 p = pivot - Vec3(0, 0, length);
     if (i == 0) p = pivot + length * Vec3(-std::sin(theta0), 0, -std::cos(theta0));
-    world.create_body(test::make_body("ball" + std::to_string(i), Shape::sphere(r), p));
+    const BodyId ball = world.create_body(test::make_body("ball" + std::to_string(i), Shape::sphere(r), p));
     JointDef j;
     j.type = JointType::Ball;
-    j.body_a = i;
-    j.body_b = -1;
+    j.body_a = ball;
     j.anchor = pivot;
     world.create_joint(j);
   }

@@ -189,8 +189,7 @@ TEST_P(Sleep, PendulumAtItsTurningPointNeverSleeps) {
       "bob", Shape::sphere(0.05), pivot + length * Vec3(std::sin(angle), 0, -std::cos(angle))));
   JointDef joint;
   joint.type = JointType::Ball;
-  joint.body_a = bob.index;
-  joint.body_b = -1;
+  joint.body_a = bob;
   joint.anchor = pivot;
   world.create_joint(joint);
   double min_height_of_top = 1e9, top = -1e9, previous_vx = 0;
@@ -279,15 +278,15 @@ TEST_P(Sleep, SleepingJointedChainStaysPutWhileAnotherIslandSwings) {
   for (int i = 0; i < 2; ++i) {
     JointDef j;
     j.type = JointType::Hinge;
-    j.body_a = links[i + 1].index;
-    j.body_b = links[i].index;
+    j.body_a = links[i + 1];
+    j.body_b = links[i];
     j.anchor = Vec3(0.3 * i + 0.15, 0, 0.05);
     j.axis = Vec3::UnitY();
     world.create_joint(j);
   }
   BodyId bob = world.create_body(test::make_body("bob", Shape::sphere(0.05), Vec3(3.5, 0, 2)));
   JointDef pivot;
-  pivot.body_a = bob.index;
+  pivot.body_a = bob;
   pivot.anchor = Vec3(3, 0, 2);
   world.create_joint(pivot);
   ASSERT_GT(steps_until_asleep(world, links[1], 1.5), 0);

@@ -69,7 +69,7 @@ TEST(RagdollsScene, HasFourRagdollsOfElevenLinksWithLimitedElbowsAndKnees) {
   ASSERT_EQ(s.bodies.size(), 1u + 4u * 11u);
   ASSERT_EQ(s.joints.size(), 4u * 10u);
   int hinges = 0, balls = 0;
-  for (const JointDef& j : s.joints) {
+  for (const SceneJointDef& j : s.joints) {
     if (j.type == JointType::Ball) ++balls;
     if (j.type != JointType::Hinge) continue;
     ++hinges;
@@ -107,7 +107,7 @@ TEST_P(RagdollsRun, StaysJointedOutOfTheGroundLosesEnergyAndComesToRest) {
     double lo, hi;
   };
   std::vector<JointRef> refs;
-  for (const JointDef& j : scene.joints) {
+  for (const SceneJointDef& j : scene.joints) {
     const Frame fa = frame_of(world, j.body_a), fb = frame_of(world, j.body_b);
     JointRef ref{j.body_a, j.body_b, fa.q.conjugate() * (j.anchor - fa.p),
                  fb.q.conjugate() * (j.anchor - fb.p), fb.q.conjugate() * j.axis,

@@ -81,7 +81,7 @@ void check_invariants(const SceneDef& s, const std::string& file) {
     }
   }
   const int n = static_cast<int>(s.bodies.size());
-  for (const JointDef& j : s.joints) {
+  for (const SceneJointDef& j : s.joints) {
     EXPECT_GE(j.body_a, 0);
     EXPECT_LT(j.body_a, n);
     EXPECT_GE(j.body_b, -1);
@@ -143,7 +143,7 @@ TEST(SceneFiles, SharedSceneDetails) {
   SceneLoadResult hang = load_scene_file(dir + "cloth_hang_64.json");
   ASSERT_TRUE(hang.ok()) << hang.error;
   ASSERT_EQ(hang.scene->world.materials.size(), 1u);
-  const ClothDef& c = hang.scene->cloths[0];
+  const SceneClothDef& c = hang.scene->cloths[0];
   EXPECT_EQ(c.name, "sheet");
   EXPECT_TRUE(c.is_grid);
   EXPECT_EQ(c.grid_resolution, (std::array<int, 2>{64, 64}));
@@ -155,7 +155,7 @@ TEST(SceneFiles, SharedSceneDetails) {
   SceneLoadResult rag = load_scene_file(dir + "ragdolls_20.json");
   ASSERT_TRUE(rag.ok()) << rag.error;
   int hinges = 0;
-  for (const JointDef& j : rag.scene->joints) {
+  for (const SceneJointDef& j : rag.scene->joints) {
     if (j.type != JointType::Hinge) continue;
     ++hinges;
     ASSERT_TRUE(j.limits.has_value());

@@ -137,7 +137,7 @@ TEST_F(SceneLoader, BaseSceneLoadsWithDefaults) {
   EXPECT_FALSE(s.joints[1].limits.has_value());
 
   ASSERT_EQ(s.cloths.size(), 1u);
-  const ClothDef& c = s.cloths[0];
+  const SceneClothDef& c = s.cloths[0];
   EXPECT_TRUE(c.is_grid);
   EXPECT_EQ(c.grid_resolution, (std::array<int, 2>{4, 4}));
   EXPECT_EQ(c.pin, (std::vector<int>{0, 24}));
@@ -574,6 +574,73 @@ TEST_F(SceneLoader, ParseShapeJsonReportsPathWithoutFile) {
   s = parse_shape_json(json::parse("[1, 2]"), "b", "", &error);
   EXPECT_FALSE(s.has_value());
   EXPECT_EQ(error.rfind("b: ", 0), 0u) << error;
+}
+
+// Extension keys `filter` and `is_sensor` (tools/docs/scene-format.md): 64-bit masks as exact
+// integers or hex strings, a signed 32-bit group; defaults where absent.
+TEST_F(SceneLoader, FilterAndSensorAreRead) {
+  scene["bodies"][1]["filter"] =
+      json::parse(R"({"category": 2, "mask": 18446744073709551615, "group": -3})");
+  scene["bodies"][3]["filter"] = json::parse(R"({"category": "0x4", "mask": "0xFFFF0000ffff0000"})");
+  scene["bodies"][3]["is_sensor"] = true;
+  scene["bodies"][2]["is_sensor"] = false;
+  scene["arrays"][0]["body"]["filter"] = json::parse(R"({"group": 2147483647, "mask": 9007199254740993})");
+  scene["arrays"][0]["body"]["is_sensor"] = true;
+  SceneLoadResult r = load();
+  ASSERT_TRUE(r.ok()) << r.error;
+  const std::vector<BodyDef>& b = r.scene->bodies;
+  EXPECT_EQ(b[0].filter, Filter{});  // defaults: category 1, every mask bit, no group
+  EXPECT_EQ(b[0].filter.category, 1u);
+  EXPECT_EQ(b[0].filter.mask, ~std::uint64_t{0});
+  EXPECT_FALSE(b[0].is_sensor);
+  EXPECT_EQ(b[1].filter.category, 2u);
+  EXPECT_EQ(b[1].filter.mask, 18446744073709551615u);
+  EXPECT_EQ(b[1].filter.group, -3);
+  EXPECT_FALSE(b[1].is_sensor);
+  EXPECT_EQ(b[2].filter, Filter{});
+  EXPECT_FALSE(b[2].is_sensor);
+  EXPECT_EQ(b[3].filter.category, 4u);
+  EXPECT_EQ(b[3].filter.mask, 0xFFFF0000FFFF0000u);
+  EXPECT_EQ(b[3].filter.group, 0);
+  EXPECT_TRUE(b[3].is_sensor);
+  for (int i : {4, 5}) {
+    EXPECT_EQ(b[i].filter.category, 1u);
+    EXPECT_EQ(b[i].filter.mask, 9007199254740993u);  // 2^53 + 1: no trip through a double
+    EXPECT_EQ(b[i].filter.group, 2147483647);
+    EXPECT_TRUE(b[i].is_sensor);
+  }
+}
+
+TEST_F(SceneLoader, FilterAndSensorErrors) {
+  const std::string bits = "must be an integer in [0, 2^64 - 1] or a hex string";
+  auto bad_filter = [&](const char* filter, const std::string& path, const std::string& problem) {
+    scene = base_scene();
+    scene["bodies"][1]["filter"] = json::parse(filter);
+    expect_error(path, problem);
+  };
+  bad_filter(R"({"mask": -1})", "bodies[1].filter.mask", "must be a non-negative integer, got -1");
+  bad_filter(R"({"category": 1.5})", "bodies[1].filter.category", bits + " \"0x...\", got 1.5");
+  bad_filter(R"({"category": 1e3})", "bodies[1].filter.category", bits);
+  bad_filter(R"({"mask": 18446744073709551616})", "bodies[1].filter.mask", bits);
+  bad_filter(R"({"mask": "12"})", "bodies[1].filter.mask", bits);
+  bad_filter(R"({"mask": "0x"})", "bodies[1].filter.mask", bits);
+  bad_filter(R"({"mask": "0xG1"})", "bodies[1].filter.mask", bits);
+  bad_filter(R"({"mask": "0x10000000000000000"})", "bodies[1].filter.mask", "16 digits");
+  bad_filter(R"({"mask": true})", "bodies[1].filter.mask", bits);
+  bad_filter(R"({"group": 2147483648})", "bodies[1].filter.group", "must be at most 2147483647");
+  bad_filter(R"({"group": -2147483649})", "bodies[1].filter.group", "-2147483649");
+  bad_filter(R"({"group": 0.5})", "bodies[1].filter.group", "got 0.5");
+  bad_filter(R"({"categories": 1})", "bodies[1].filter.categories", "unknown key");
+  bad_filter("3", "bodies[1].filter", "must be an object");
+  scene = base_scene();
+  scene["bodies"][1]["is_sensor"] = "yes";
+  expect_error("bodies[1].is_sensor", "must be true or false, got \"yes\"");
+  scene = base_scene();
+  scene["arrays"][0]["body"]["filter"] = json::parse(R"({"mask": -2})");
+  expect_error("arrays[0].body.filter.mask", "must be a non-negative integer, got -2");
+  scene = base_scene();
+  scene["arrays"][0]["body"]["is_sensor"] = 1;
+  expect_error("arrays[0].body.is_sensor", "must be true or false, got 1");
 }
 
 }  // namespace

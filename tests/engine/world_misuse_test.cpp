@@ -21,6 +21,9 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// make_world's body ids: its bodies in creation order, in a world that never destroyed one.
+constexpr BodyId kGround{0, 1}, kBall{1, 1}, kPlatform{2, 1};
+
 struct Fixture {
   std::unique_ptr<World> world;
   BodyId ground, ball, platform;
@@ -53,7 +56,7 @@ Fixture make_world() {
   f.platform = f.world->create_body(platform);
   JointDef hinge;
   hinge.type = JointType::Hinge;
-  hinge.body_a = 1;
+  hinge.body_a = f.ball;
   hinge.anchor = Vec3(0, 0, 1.5);
   hinge.axis = Vec3::UnitY();
   f.world->create_joint(hinge);
@@ -61,7 +64,7 @@ Fixture make_world() {
   cloth.name = "sheet";
   cloth.grid_resolution = {3, 3};
   cloth.grid_center = Vec3(0, 0, 2);
-  cloth.attach = {{0, 1}};
+  cloth.attach = {{0, f.ball}};
   f.world->create_cloth(cloth);
   return f;
 }
@@ -192,18 +195,18 @@ TEST(WorldMisuse, InvalidBodyDefsLeaveTheWorldUnchanged) {
 
 TEST(WorldMisuse, InvalidJointDefsLeaveTheWorldUnchanged) {
   const std::vector<std::pair<std::function<void(JointDef&)>, std::string>> cases = {
-      {[](JointDef& j) { j.body_a = -1; }, "two different existing bodies"},
-      {[](JointDef& j) { j.body_a = 3; }, "two different existing bodies"},
-      {[](JointDef& j) { j.body_b = -2; }, "two different existing bodies"},
-      {[](JointDef& j) { j.body_b = 1; }, "two different existing bodies"},
+      {[](JointDef& j) { j.body_a = BodyId{}; }, "two different existing bodies"},
+      {[](JointDef& j) { j.body_a = BodyId{3, 1}; }, "two different existing bodies"},
+      {[](JointDef& j) { j.body_b = BodyId{0, 2}; }, "two different existing bodies"},
+      {[](JointDef& j) { j.body_b = kBall; }, "two different existing bodies"},
       {[](JointDef& j) { j.anchor.x() = kNaN; }, "anchor and axis must be finite"},
       {[](JointDef& j) { j.axis = Vec3(kInf, 0, 0); }, "anchor and axis must be finite"},
       {[](JointDef& j) { j.axis = Vec3::Zero(); }, "axis must be non-zero"},
       {[](JointDef& j) { j.limits = std::array<double, 2>{1, -1}; }, "limits"},
       {[](JointDef& j) { j.limits = std::array<double, 2>{kNaN, 1}; }, "limits"},
       {[](JointDef& j) {
-         j.body_a = 2;  // kinematic platform
-         j.body_b = 0;  // static ground
+         j.body_a = kPlatform;
+         j.body_b = kGround;
        },
        "at least one of its bodies must be dynamic"},
   };
@@ -214,8 +217,7 @@ TEST(WorldMisuse, InvalidJointDefsLeaveTheWorldUnchanged) {
     expect_world_unchanged([&change, &problem](Fixture& f) {
       JointDef joint;
       joint.type = JointType::Hinge;
-      joint.body_a = 1;
-      joint.body_b = -1;
+      joint.body_a = f.ball;
       change(joint);
       expect_misuse([&] { f.world->create_joint(joint); }, "create_joint", problem);
     });
@@ -252,9 +254,11 @@ TEST(WorldMisuse, InvalidClothDefsLeaveTheWorldUnchanged) {
       {[](ClothDef& c) { c.bend_stiffness = kInf; }, "bend_stiffness"},
       {[](ClothDef& c) { c.pin = {16}; }, "pin index out of range"},
       {[](ClothDef& c) { c.pin = {-1}; }, "pin index out of range"},
-      {[](ClothDef& c) { c.attach = {{16, 1}}; }, "attachment vertex out of range"},
-      {[](ClothDef& c) { c.attach = {{0, 3}}; }, "attachment body 3 out of range"},
-      {[](ClothDef& c) { c.attach = {{0, -1}}; }, "attachment body -1 out of range"},
+      {[](ClothDef& c) { c.attach = {{16, kBall}}; }, "attachment vertex out of range"},
+      {[](ClothDef& c) { c.attach = {{0, BodyId{3, 1}}}; },
+       "attachment body {index 3, generation 1} is not a live body"},
+      {[](ClothDef& c) { c.attach = {{0, BodyId{}}}; },
+       "attachment body {index 0, generation 0} is not a live body"},
   };
   for (const auto& entry : cases) {
     // Named copies: clang 14 cannot capture structured bindings.

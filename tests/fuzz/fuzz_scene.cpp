@@ -26,7 +26,7 @@ constexpr int kMaxFuzzSolverIterations = 50;
 
 long long cloth_vertices(const impetus::SceneDef& scene) {
   long long n = 0;
-  for (const impetus::ClothDef& c : scene.cloths) {
+  for (const impetus::SceneClothDef& c : scene.cloths) {
     n += c.is_grid ? static_cast<long long>(c.grid_resolution[0] + 1) * (c.grid_resolution[1] + 1)
                    : static_cast<long long>(c.mesh_vertices.size());
   }

@@ -144,6 +144,27 @@ INVALID_SCENES = [
     ("body without name", deleter(["bodies", 1, "name"])),
     ("body without shape", deleter(["bodies", 1, "shape"])),
     ("cloth with grid and mesh", setter(["cloths", 0, "mesh"], "sheet.obj")),
+    # FilterAndSensorErrors
+    ("negative filter mask", setter(["bodies", 1, "filter"], {"mask": -1})),
+    ("fractional filter category", setter(["bodies", 1, "filter"], {"category": 1.5})),
+    ("filter mask above 2^64 - 1", setter(["bodies", 1, "filter"], {"mask": 18446744073709551616})),
+    ("filter mask a decimal string", setter(["bodies", 1, "filter"], {"mask": "12"})),
+    ("filter mask of 17 hex digits", setter(["bodies", 1, "filter"], {"mask": "0x1" + "0" * 16})),
+    ("filter group above 2^31 - 1", setter(["bodies", 1, "filter"], {"group": 2147483648})),
+    ("unknown key in filter", setter(["bodies", 1, "filter"], {"categories": 1})),
+    ("filter not an object", setter(["bodies", 1, "filter"], 3)),
+    ("is_sensor a string", setter(["bodies", 1, "is_sensor"], "yes")),
+    ("is_sensor a string in an array's body", setter(["arrays", 0, "body", "is_sensor"], "no")),
+]
+
+# (what, mutation): valid uses of the extension keys, accepted by both.
+VALID_SCENES = [
+    ("filter with integers and a group", setter(["bodies", 1, "filter"],
+                                                {"category": 2, "mask": 18446744073709551615, "group": -3})),
+    ("filter with hex strings", setter(["bodies", 2, "filter"], {"category": "0x4", "mask": "0xFFFF0000ffff0000"})),
+    ("sensors", both(setter(["bodies", 3, "is_sensor"], True),
+                     setter(["arrays", 0, "body", "is_sensor"], False),
+                     setter(["arrays", 0, "body", "filter"], {"group": 1}))),
 ]
 
 
@@ -204,6 +225,14 @@ def main():
         failures.append(f"the base scene does not validate: {error}")
     if args.cli and loader_exit(args.cli, BASE_SCENE, work, "base") != 0:
         failures.append("impetus validate rejects the base scene")
+    for i, (what, mutate) in enumerate(VALID_SCENES):
+        scene = copy.deepcopy(BASE_SCENE)
+        mutate(scene)
+        error = first_error(scene_v, scene)
+        if error:
+            failures.append(f"schema rejects a valid scene ({what}): {error}")
+        if args.cli and loader_exit(args.cli, scene, work, f"valid_{i}") != 0:
+            failures.append(f"impetus validate rejects a valid scene: {what}")
     for i, (what, mutate) in enumerate(INVALID_SCENES):
         scene = copy.deepcopy(BASE_SCENE)
         mutate(scene)

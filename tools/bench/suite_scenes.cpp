@@ -63,7 +63,8 @@ std::string final_state_hash(const World& world) {
   StateHasher hasher;
   for (int i = 0; i < world.body_count(); ++i) {
     BodyId id = world.body_id(i);
-    if (world.body_motion(id) == MotionType::Static) continue;
+    // A free slot (a destroyed body) has the null id.
+    if (!world.is_valid(id) || world.body_motion(id) == MotionType::Static) continue;
     BodyState s = world.body_state(id);
     const Quat& q = s.orientation;
     hasher.add(s.position.data(), 3);

@@ -59,7 +59,7 @@ Json surface_json(const ShapeSurface& surface, const Shape& shape) {
   return j;
 }
 
-Json joint_json(const JointDef& joint, const std::vector<BodyDef>& bodies) {
+Json joint_json(const SceneJointDef& joint, const std::vector<BodyDef>& bodies) {
   static const char* const kTypes[] = {"ball", "hinge", "fixed", "slider"};
   auto local_anchor = [&](int body) {
     if (body < 0) return vec3_json(joint.anchor);  // the world frame
@@ -76,7 +76,7 @@ Json joint_json(const JointDef& joint, const std::vector<BodyDef>& bodies) {
   return j;
 }
 
-Json cloth_json(const ClothDef& cloth) {
+Json cloth_json(const SceneClothDef& cloth) {
   ClothMesh mesh;
   if (cloth.is_grid) {
     mesh = make_grid_cloth(cloth.grid_size, cloth.grid_resolution, cloth.grid_center,
@@ -128,10 +128,10 @@ Json scene_shapes_json(const SceneDef& scene) {
   doc["surfaces"] = std::move(surfaces);
   doc["bodies"] = std::move(bodies);
   Json joints = Json::array();
-  for (const JointDef& joint : scene.joints) joints.push_back(joint_json(joint, scene.bodies));
+  for (const SceneJointDef& joint : scene.joints) joints.push_back(joint_json(joint, scene.bodies));
   doc["joints"] = std::move(joints);
   Json cloths = Json::array();
-  for (const ClothDef& cloth : scene.cloths) cloths.push_back(cloth_json(cloth));
+  for (const SceneClothDef& cloth : scene.cloths) cloths.push_back(cloth_json(cloth));
   doc["cloths"] = std::move(cloths);
   return doc;
 }

@@ -62,7 +62,7 @@ BulletClothWorld::BulletClothWorld(const SceneDef& scene, const BulletClothSetti
     bodies_.push_back(std::move(body));
   }
 
-  for (const ClothDef& def : scene.cloths) {
+  for (const SceneClothDef& def : scene.cloths) {
     std::vector<Vec3> x0;
     std::vector<std::array<int, 3>> triangles;
     cloth_initial_mesh(def, x0, triangles);

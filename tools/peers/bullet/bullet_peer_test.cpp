@@ -65,7 +65,7 @@ TEST(BulletRigidWorld, HingeAngleIsThatOfBodyARelativeToBodyB) {
   scene.bodies.push_back(dynamic_body("a", Shape::box(Vec3(0.1, 0.2, 0.3)), Vec3(1, 0, 0)));
   scene.bodies.push_back(dynamic_body("b", Shape::box(Vec3(0.2, 0.1, 0.1)), Vec3(0, 0, 0)));
   scene.bodies[1].orientation = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()));
-  JointDef hinge;
+  SceneJointDef hinge;
   hinge.type = JointType::Hinge;
   hinge.body_a = 0;
   hinge.body_b = 1;
@@ -89,7 +89,7 @@ TEST(BulletClothWorld, NodesFollowImpetusGridNumberingAndPinsHold) {
   SceneDef scene;
   scene.name = "cloth";
   scene.world.dt = 1.0 / 240.0;
-  ClothDef cloth;
+  SceneClothDef cloth;
   cloth.grid_size = {1.0, 0.5};
   cloth.grid_resolution = {6, 3};
   cloth.grid_center = Vec3(0, 0, 2);
@@ -118,7 +118,7 @@ TEST(SceneProbe, JointErrorDriftAndCradleTransferFromHandMadeStates) {
   scene.bodies.push_back(dynamic_body("ball_0", Shape::sphere(0.1), Vec3(-0.2, 0, 1.1)));
   scene.bodies.push_back(dynamic_body("ball_1", Shape::sphere(0.1), Vec3(0.0, 0, 1)));
   for (int i = 0; i < 2; ++i) {
-    JointDef j;
+    SceneJointDef j;
     j.body_a = i;
     j.body_b = -1;
     j.anchor = scene.bodies[i].position + Vec3(0, 0, 1);

@@ -141,10 +141,10 @@ BulletRigidWorld::BulletRigidWorld(const SceneDef& scene)
     shapes_.push_back(std::move(shape));
     bodies_.push_back(std::move(body));
   }
-  for (const JointDef& joint : scene.joints) add_joint(scene, joint);
+  for (const SceneJointDef& joint : scene.joints) add_joint(scene, joint);
 }
 
-void BulletRigidWorld::add_joint(const SceneDef& scene, const JointDef& joint) {
+void BulletRigidWorld::add_joint(const SceneDef& scene, const SceneJointDef& joint) {
   btRigidBody& a = *bodies_[joint.body_a];
   btRigidBody& b = joint.body_b < 0 ? btTypedConstraint::getFixedBody() : *bodies_[joint.body_b];
   Pose pose_a{scene.bodies[joint.body_a].position, scene.bodies[joint.body_a].orientation};

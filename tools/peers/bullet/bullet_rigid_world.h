@@ -64,7 +64,7 @@ class BulletRigidWorld {
   btTypedConstraint& constraint(int index) { return *constraints_[index]; }
 
  private:
-  void add_joint(const SceneDef& scene, const JointDef& joint);
+  void add_joint(const SceneDef& scene, const SceneJointDef& joint);
 
   double dt_ = 0;
   int substeps_ = 1;

@@ -20,7 +20,7 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 
 }  // namespace
 
-void cloth_initial_mesh(const ClothDef& cloth, std::vector<Vec3>& vertices,
+void cloth_initial_mesh(const SceneClothDef& cloth, std::vector<Vec3>& vertices,
                         std::vector<std::array<int, 3>>& triangles) {
   if (cloth.is_grid) {
     ClothMesh mesh = make_grid_cloth(cloth.grid_size, cloth.grid_resolution, cloth.grid_center,
@@ -41,7 +41,7 @@ SceneProbe::SceneProbe(const SceneDef& scene) : scene_(&scene), name_(scene.name
   }
   if (top_body_ >= 0) top_start_ = bodies[top_body_].position;
 
-  for (const JointDef& j : scene.joints) {
+  for (const SceneJointDef& j : scene.joints) {
     JointAnchors a;
     a.body_a = j.body_a;
     a.body_b = j.body_b;
@@ -73,7 +73,7 @@ SceneProbe::SceneProbe(const SceneDef& scene) : scene_(&scene), name_(scene.name
     }
   }
 
-  for (const ClothDef& cloth : scene.cloths) {
+  for (const SceneClothDef& cloth : scene.cloths) {
     ClothTrack track;
     std::vector<Vec3> x0;
     cloth_initial_mesh(cloth, x0, track.triangles);

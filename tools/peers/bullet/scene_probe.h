@@ -93,7 +93,7 @@ int count_cloth_self_intersections(const std::vector<Vec3>& x,
                                    const std::vector<std::array<int, 3>>& triangles);
 
 /// Vertices and triangles of a cloth at t = 0 (grid via impetus's make_grid_cloth, or mesh).
-void cloth_initial_mesh(const ClothDef& cloth, std::vector<Vec3>& vertices,
+void cloth_initial_mesh(const SceneClothDef& cloth, std::vector<Vec3>& vertices,
                         std::vector<std::array<int, 3>>& triangles);
 
 }  // namespace impetus::peers

@@ -84,7 +84,7 @@ class Writer {
     if (!loops_.empty()) {
       xml << "  <contact>\n";
       for (int j : loops_) {
-        const JointDef& joint = scene_.joints[j];
+        const SceneJointDef& joint = scene_.joints[j];
         if (joint.body_b >= 0 && is_moving(joint.body_b)) {
           xml << "    <exclude body1=\"b" << joint.body_a << "\" body2=\"b" << joint.body_b
               << "\"/>\n";
@@ -151,7 +151,7 @@ class Writer {
   }
 
   void place_joint(int j) {
-    const JointDef& joint = scene_.joints[j];
+    const SceneJointDef& joint = scene_.joints[j];
     int a = joint.body_a;
     // A static partner is the world: its geoms live in the worldbody.
     int b = joint.body_b >= 0 && is_moving(joint.body_b) ? joint.body_b : kWorldParent;
@@ -217,7 +217,7 @@ class Writer {
       if (parent_[i] == kNoParent) xml << indent << "<freejoint/>\n";
       return;
     }
-    const JointDef& joint = scene_.joints[t.joint];
+    const SceneJointDef& joint = scene_.joints[t.joint];
     Pose frame = pose_of(i);
     Vec3 pos = frame.inverse_apply(joint.anchor);
     Vec3 axis = frame.inverse_rotate(joint.axis.normalized());
@@ -274,7 +274,7 @@ class Writer {
   }
 
   void write_equality(std::ostringstream& xml, int j) {
-    const JointDef& joint = scene_.joints[j];
+    const SceneJointDef& joint = scene_.joints[j];
     int b = joint.body_b >= 0 && is_moving(joint.body_b) ? joint.body_b : kWorldParent;
     std::string body2 = b >= 0 ? " body2=\"b" + std::to_string(b) + "\"" : "";
     if (joint.type == JointType::Ball) {

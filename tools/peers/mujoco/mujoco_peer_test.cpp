@@ -56,7 +56,7 @@ TEST(MujocoWorld, BallJointChainKeepsItsAnchorsExactly) {
                              Vec3(0.1 + 0.2 * i, 0, 2));
     b.orientation = horizontal;
     scene.bodies.push_back(b);
-    JointDef j;
+    SceneJointDef j;
     j.body_a = i;
     j.body_b = i - 1;
     j.anchor = Vec3(0.2 * i, 0, 2);
@@ -86,13 +86,13 @@ TEST(MujocoWorld, HingeAngleSignAndLimitsFollowTheScene) {
   scene.bodies.push_back(dynamic_body("a", Shape::box(Vec3(0.1, 0.2, 0.3)), Vec3(1, 0, 0)));
   scene.bodies.push_back(dynamic_body("c", Shape::box(Vec3(0.1, 0.1, 0.1)), Vec3(2, 0, 0)));
   scene.bodies[0].orientation = Quat(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()));
-  JointDef to_world;  // a hangs from the world: a is the child
+  SceneJointDef to_world;  // a hangs from the world: a is the child
   to_world.type = JointType::Hinge;
   to_world.body_a = 0;
   to_world.anchor = Vec3(0.5, 0, 0);
   to_world.axis = axis;
   to_world.limits = std::array<double, 2>{-0.2, 0.7};
-  JointDef flipped;  // a already has its parent, so c becomes a's child: sign reverses
+  SceneJointDef flipped;  // a already has its parent, so c becomes a's child: sign reverses
   flipped.type = JointType::Hinge;
   flipped.body_a = 0;
   flipped.body_b = 1;

@@ -74,6 +74,10 @@ BodyId World::create_body(const BodyDef& def) {
   w.masses.push_back(mass);
   w.filters.push_back(def.filter);
   w.sensors.push_back(def.is_sensor ? 1 : 0);
+  w.forces.push_back(Vec3::Zero());
+  w.torques.push_back(Vec3::Zero());
+  w.kinematic_targets.push_back(Pose{});
+  w.has_target.push_back(0);
   w.broadphase.add(index, compute_aabb(def.shape, sim.frame_pose()),
                    def.motion == MotionType::Static);
   return BodyId{static_cast<std::uint32_t>(index), 1};
@@ -181,6 +185,8 @@ void World::set_body_state(BodyId id, const BodyState& state) {
   b.refresh_world_inertia();
   impl_->wake_island(static_cast<int>(id.index));
   if (id.index < impl_->sleep_time.size()) impl_->sleep_time[id.index] = 0;
+  // The teleport replaces a pending target.
+  impl_->cancel_target(static_cast<int>(id.index));
 }
 
 WorldStatus World::status() const { return impl_->status; }
@@ -222,6 +228,7 @@ void World::step() {
     w.substep(h);
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
+  w.finish_driving();
   w.update_sleep();
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;
@@ -334,6 +341,7 @@ void World::Impl::apply_forces(double h) {
   for (RigidBodySim& b : bodies) {
     if (!b.asleep) integrate_velocity(b, def.gravity, h);
   }
+  if (has_forces) apply_external_forces(h);  // World::apply_force, apply_torque
 }
 
 void World::Impl::integrate_positions(double h) {

@@ -182,14 +182,24 @@ class World {
                                          const Quat& orientation, const Vec3& translation,
                                          const QueryFilter& filter = {}) const;
 
-  // ---- Driving bodies ----
+  // ---- Driving bodies (engine/world_drive.cpp) ----
+  /// Sets the velocity of a kinematic or dynamic body's centre of mass (as BodyState); wakes its
+  /// island and drops a pending kinematic target. Static bodies and non-finite values are misuse.
   void set_linear_velocity(BodyId id, const Vec3& velocity);
+  /// Sets the angular velocity [rad/s, world]; otherwise as set_linear_velocity.
   void set_angular_velocity(BodyId id, const Vec3& velocity);
-  /// Force [N] at world point `point` [m], accumulated over the next step, then cleared.
+  /// Force [N] at world point `point` [m] on a dynamic body, applied over the whole next step (all
+  /// its sub-steps), then cleared; calls add up. Its torque about the centre of mass is taken
+  /// from the lever arm at the time of the call. Wakes the body's island. No effect on static and
+  /// kinematic bodies (as apply_impulse); both vectors must be finite.
   void apply_force(BodyId id, const Vec3& force, const Vec3& point);
-  /// Torque [N m], accumulated over the next step, then cleared.
+  /// Torque [N m, world] on a dynamic body over the next step, then cleared; as apply_force.
   void apply_torque(BodyId id, const Vec3& torque);
-  /// A kinematic body reaches this pose at the end of the next step (its velocities are set so).
+  /// A kinematic body ends the next step exactly at this pose of its body frame: its velocities
+  /// are set to (target − now)/dt for the centre of mass, and the rotation vector of the
+  /// relative rotation (the shorter way round)/dt, and stay so after that step. Other bodies and
+  /// a non-finite pose or zero quaternion are misuse; set_body_state and the velocity setters
+  /// drop a pending target.
   void set_kinematic_target(BodyId id, const Vec3& position, const Quat& orientation);
 
   // ---- Events of the last step (engine/world_events.cpp) ----

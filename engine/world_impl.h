@@ -201,6 +201,18 @@ struct World::Impl {
   std::optional<double> pair_time_of_impact(int i, int j, double t_end);
 
   double time_phase(StepPhase phase, std::chrono::steady_clock::time_point start);
+
+  // Driving bodies (world_drive.cpp). Per body, sized by create_body: the step allocates nothing.
+  std::vector<Vec3> forces;            // force of the next step [N], world (dynamic bodies)
+  std::vector<Vec3> torques;           // torque about the COM of the next step [N m], world
+  bool has_forces = false;             // some force or torque is non-zero
+  std::vector<Pose> kinematic_targets; // COM pose a kinematic body ends the next step at
+  std::vector<char> has_target;
+  int target_count = 0;
+  void apply_external_forces(double h);  // in apply_forces, only while has_forces
+  void cancel_target(int body);
+  void finish_driving();               // end of step: snap to targets, clear the forces
+
 };
 
 }  // namespace impetus

@@ -8,26 +8,24 @@
 
 namespace impetus {
 
+int World::Impl::check_velocity_change(BodyId id, const Vec3& velocity, const char* function) {
+  const int i = check_body(id, function);
+  if (!bodies[i].moving) throw_world_misuse(function, "body '" + names[i] + "' is static");
+  if (!velocity.allFinite()) throw_world_misuse(function, "velocity must be finite");
+  cancel_target(i);
+  return i;
+}
+
 void World::set_linear_velocity(BodyId id, const Vec3& velocity) {
-  Impl& w = *impl_;
-  const int i = w.check_body(id, "set_linear_velocity");
-  if (!w.bodies[i].moving)
-    throw_world_misuse("set_linear_velocity", "body '" + w.names[i] + "' is static");
-  if (!velocity.allFinite()) throw_world_misuse("set_linear_velocity", "velocity must be finite");
+  const int i = impl_->check_velocity_change(id, velocity, "set_linear_velocity");
   wake_body(id);
-  w.cancel_target(i);
-  w.bodies[i].v = velocity;
+  impl_->bodies[i].v = velocity;
 }
 
 void World::set_angular_velocity(BodyId id, const Vec3& velocity) {
-  Impl& w = *impl_;
-  const int i = w.check_body(id, "set_angular_velocity");
-  if (!w.bodies[i].moving)
-    throw_world_misuse("set_angular_velocity", "body '" + w.names[i] + "' is static");
-  if (!velocity.allFinite()) throw_world_misuse("set_angular_velocity", "velocity must be finite");
+  const int i = impl_->check_velocity_change(id, velocity, "set_angular_velocity");
   wake_body(id);
-  w.cancel_target(i);
-  w.bodies[i].w = velocity;
+  impl_->bodies[i].w = velocity;
 }
 
 void World::apply_force(BodyId id, const Vec3& force, const Vec3& point) {

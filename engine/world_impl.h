@@ -211,6 +211,9 @@ struct World::Impl {
   int target_count = 0;
   void apply_external_forces(double h);  // in apply_forces, only while has_forces
   void cancel_target(int body);
+  /// set_linear/angular_velocity: the body's index once id, motion and value are checked (it
+  /// throws before changing anything); drops the body's pending target.
+  int check_velocity_change(BodyId id, const Vec3& velocity, const char* function);
   void finish_driving();               // end of step: snap to targets, clear the forces
 
 };

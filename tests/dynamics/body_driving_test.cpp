@@ -37,7 +37,8 @@ WorldDef free_space(const StepConfig& c) {
 TEST(BodyDriving, ConstantForceAtTheCentreMatchesTheClosedForm) {
   for (const StepConfig& c : kConfigs) {
     World world(free_space(c));
-    const BodyId ball = world.create_body(test::make_body("ball", Shape::sphere(0.3), Vec3(1, 2, 3)));
+    const BodyId ball = world.create_body(
+        test::make_body("ball", Shape::sphere(0.3), Vec3(1, 2, 3)));
     const Vec3 force(3, -2, 5);
     const double m = world.body_mass(ball);
     const int steps = 60;
@@ -62,7 +63,8 @@ TEST(BodyDriving, ConstantTorqueGivesAngularMomentumTorqueTimesTime) {
   for (const StepConfig& c : kConfigs) {
     World world(free_space(c));
     const double half = 0.25;
-    const BodyId cube = world.create_body(test::make_body("cube", Shape::box(Vec3::Constant(half)), Vec3::Zero()));
+    const BodyId cube = world.create_body(
+        test::make_body("cube", Shape::box(Vec3::Constant(half)), Vec3::Zero()));
     const double inertia = world.body_mass(cube) * (2 * half) * (2 * half) / 6.0;
     const Vec3 torque(0.3, -0.1, 0.2);
     const int steps = 90;
@@ -101,8 +103,10 @@ TEST(BodyDriving, ForceOffTheCentreAlsoTurnsTheBodyAndIsClearedAfterOneStep) {
 
 TEST(BodyDriving, ForcesOnStaticAndKinematicBodiesDoNothing) {
   World world(free_space(kConfigs[0]));
-  const BodyId wall = world.create_body(test::make_body("wall", Shape::box(Vec3::Constant(1)), Vec3::Zero(), MotionType::Static));
-  const BodyId lift = world.create_body(test::make_body("lift", Shape::box(Vec3::Constant(1)), Vec3(5, 0, 0), MotionType::Kinematic));
+  const BodyId wall = world.create_body(
+      test::make_body("wall", Shape::box(Vec3::Constant(1)), Vec3::Zero(), MotionType::Static));
+  const BodyId lift = world.create_body(
+      test::make_body("lift", Shape::box(Vec3::Constant(1)), Vec3(5, 0, 0), MotionType::Kinematic));
   world.apply_force(wall, Vec3(1, 0, 0), Vec3::Zero());
   world.apply_force(lift, Vec3(1, 0, 0), Vec3(5, 1, 0));
   world.apply_torque(lift, Vec3(0, 0, 1));
@@ -113,13 +117,21 @@ TEST(BodyDriving, ForcesOnStaticAndKinematicBodiesDoNothing) {
   EXPECT_EQ(world.body_state(lift).position, Vec3(5, 0, 0));
 }
 
+// A ground plane and a box resting on it, stepped until the box sleeps (at most 2.5 s).
+BodyId sleeping_box(World& world) {
+  world.create_body(test::ground_plane());
+  const BodyId box = world.create_body(
+      test::make_body("box", Shape::box(Vec3::Constant(0.2)), Vec3(0, 0, 0.2)));
+  for (int k = 0; k < 600 && !world.is_asleep(box); ++k) world.step();
+  EXPECT_TRUE(world.is_asleep(box));
+  return box;
+}
+
 TEST(BodyDriving, ForceWakesASleepingBody) {
   WorldDef def;
   def.threads = 1;
   World world(def);
-  world.create_body(test::ground_plane());
-  const BodyId box = world.create_body(test::make_body("box", Shape::box(Vec3::Constant(0.2)), Vec3(0, 0, 0.2)));
-  for (int k = 0; k < 600 && !world.is_asleep(box); ++k) world.step();
+  const BodyId box = sleeping_box(world);
   ASSERT_TRUE(world.is_asleep(box));
   const double m = world.body_mass(box);
   // Four times the friction limit: it slides.
@@ -134,7 +146,8 @@ TEST(BodyDriving, ForceWakesASleepingBody) {
 Shape offset_hull() {
   std::vector<Vec3> points;
   for (int k = 0; k < 8; ++k)
-    points.push_back(Vec3(0.3, -0.2, 0.1) + Vec3(k & 1 ? 0.4 : -0.3, k & 2 ? 0.2 : -0.25, k & 4 ? 0.15 : -0.1));
+    points.push_back(Vec3(0.3, -0.2, 0.1) + Vec3(k & 1 ? 0.4 : -0.3, k & 2 ? 0.2 : -0.25,
+                                                  k & 4 ? 0.15 : -0.1));
   points.push_back(Vec3(0.9, 0.1, 0.0));
   return Shape::convex(std::make_shared<const ConvexHull>(*build_convex_hull(points, nullptr)));
 }
@@ -153,7 +166,8 @@ TEST(BodyDriving, KinematicTargetIsReachedExactlyAtTheEndOfTheStep) {
     WorldDef def = free_space(c);
     def.gravity = Vec3(0, 0, -9.81);
     World world(def);
-    const BodyId body = world.create_body(test::make_body("lift", shape, Vec3(0, 0, 1), MotionType::Kinematic));
+    const BodyId body = world.create_body(
+        test::make_body("lift", shape, Vec3(0, 0, 1), MotionType::Kinematic));
     std::mt19937_64 rng(8);
     std::uniform_real_distribution<double> u(-1, 1);
     std::normal_distribution<double> normal;
@@ -192,7 +206,8 @@ TEST(BodyDriving, BoxRidesAKinematicPlatformDrivenByTargets) {
   World world(def);
   const BodyId platform = world.create_body(
       test::make_body("platform", Shape::box(Vec3(1.5, 1.5, 0.1)), Vec3::Zero(), MotionType::Kinematic));
-  const BodyId box = world.create_body(test::make_body("box", Shape::box(Vec3::Constant(0.2)), Vec3(0.3, 0.2, 0.3)));
+  const BodyId box = world.create_body(
+      test::make_body("box", Shape::box(Vec3::Constant(0.2)), Vec3(0.3, 0.2, 0.3)));
   for (int k = 0; k < 120; ++k) world.step();
   auto relative = [&](const BodyState& p, const BodyState& b) {
     return Pose{p.position, p.orientation}.inverse() * Pose{b.position, b.orientation};
@@ -226,11 +241,10 @@ TEST(BodyDriving, VelocitySettersMoveBodiesWakeThemAndDropTargets) {
   WorldDef def;
   def.threads = 1;
   World world(def);
-  world.create_body(test::ground_plane());
-  const BodyId box = world.create_body(test::make_body("box", Shape::box(Vec3::Constant(0.2)), Vec3(0, 0, 0.2)));
-  const BodyId lift = world.create_body(test::make_body("lift", Shape::sphere(0.3), Vec3(3, 0, 2), MotionType::Kinematic));
-  for (int k = 0; k < 600 && !world.is_asleep(box); ++k) world.step();
+  const BodyId box = sleeping_box(world);
   ASSERT_TRUE(world.is_asleep(box));
+  const BodyId lift = world.create_body(
+      test::make_body("lift", Shape::sphere(0.3), Vec3(3, 0, 2), MotionType::Kinematic));
   world.set_linear_velocity(box, Vec3(1, 0, 0));
   EXPECT_FALSE(world.is_asleep(box));
   EXPECT_EQ(world.body_state(box).linear_velocity, Vec3(1, 0, 0));

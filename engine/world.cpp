@@ -185,8 +185,11 @@ void World::set_body_state(BodyId id, const BodyState& state) {
   b.refresh_world_inertia();
   impl_->wake_island(static_cast<int>(id.index));
   if (id.index < impl_->sleep_time.size()) impl_->sleep_time[id.index] = 0;
-  // The teleport replaces a pending target.
-  impl_->cancel_target(static_cast<int>(id.index));
+  // The teleport replaces a pending target; queries find the body where it is now (the next
+  // step sets its box anew, since it is awake).
+  const int i = static_cast<int>(id.index);
+  impl_->cancel_target(i);
+  impl_->broadphase.update(i, compute_aabb(impl_->shapes[i], b.frame_pose()));
 }
 
 WorldStatus World::status() const { return impl_->status; }
@@ -229,6 +232,11 @@ void World::step() {
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
   w.finish_driving();
+  {
+    const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    w.refresh_query_boxes();
+    w.time_phase(StepPhase::Broadphase, t);
+  }
   w.update_sleep();
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;

@@ -376,6 +376,38 @@ TEST(WorldMisuse, DrivingRejectsBadArguments) {
   });
 }
 
+// Queries (issue 15): non-finite vectors, zero quaternions, invalid or unsupported shapes.
+TEST(WorldMisuse, QueriesRejectBadArguments) {
+  expect_world_unchanged([](Fixture& f) {
+    World& w = *f.world;
+    const Quat id = Quat::Identity();
+    expect_misuse([&] { w.ray_cast(Vec3(kNaN, 0, 0), Vec3::UnitX()); }, "ray_cast",
+                  "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast(Vec3::Zero(), Vec3(0, kInf, 0)); }, "ray_cast",
+                  "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast_all(Vec3::Zero(), Vec3(0, 0, kNaN), {}, [](const RayHit&) {}); },
+                  "ray_cast_all", "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast_all(Vec3::Zero(), Vec3::UnitZ(), {}, nullptr); }, "ray_cast_all",
+                  "the callback is empty");
+    expect_misuse([&] { w.overlap(Shape::sphere(0), Vec3::Zero(), id); }, "overlap",
+                  "invalid shape: sphere radius");
+    expect_misuse([&] { w.overlap(Shape::box(Vec3(1, kNaN, 1)), Vec3::Zero(), id); }, "overlap",
+                  "invalid shape: box half_extents");
+    expect_misuse([&] { w.overlap(Shape::sphere(1), Vec3(kInf, 0, 0), id); }, "overlap",
+                  "position must be finite");
+    expect_misuse([&] { w.overlap(Shape::sphere(1), Vec3::Zero(), Quat(0, 0, 0, 0)); }, "overlap",
+                  "non-zero quaternion");
+    expect_misuse([&] { w.shape_cast(Shape::plane(Vec3::UnitZ(), 0), Vec3::Zero(), id, Vec3::UnitX()); },
+                  "shape_cast", "a plane cannot be cast");
+    expect_misuse([&] { w.shape_cast(Shape::convex(nullptr), Vec3::Zero(), id, Vec3::UnitX()); },
+                  "shape_cast", "invalid shape: convex shape needs a hull");
+    expect_misuse([&] { w.shape_cast(Shape::sphere(1), Vec3::Zero(), id, Vec3(kNaN, 0, 0)); },
+                  "shape_cast", "position and translation must be finite");
+    expect_misuse([&] { w.shape_cast(Shape::sphere(1), Vec3::Zero(), Quat(kNaN, 0, 0, 1), Vec3::UnitX()); },
+                  "shape_cast", "non-zero quaternion");
+  });
+}
+
 // Forces and torques on static and kinematic bodies are ignored, as impulses are.
 TEST(WorldMisuse, ForcesOnBodiesThatCannotTakeThemChangeNothing) {
   expect_world_unchanged([](Fixture& f) {

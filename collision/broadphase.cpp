@@ -1,9 +1,11 @@
 // The one file that includes Bullet: btDbvtBroadphase holds the proxies; we copy its pairs out,
 // re-check them against our own boxes (Bullet removes stale pairs lazily, a fraction per call)
-// and sort them, since the hashed pair cache's order depends on insertion history.
+// and sort them, since the hashed pair cache's order depends on insertion history. Queries walk
+// the two trees directly and are sorted the same way.
 #include "collision/broadphase.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
@@ -17,6 +19,15 @@ constexpr int kDynamicGroup = 1;
 constexpr int kStaticGroup = 2;
 
 btVector3 to_bt(const Vec3& v) { return btVector3(v.x(), v.y(), v.z()); }
+
+// Collects the user indices of the leaves a tree query visits.
+struct LeafCollector : btDbvt::ICollide {
+  std::vector<int>* out = nullptr;
+  void Process(const btDbvtNode* leaf) override {
+    const btBroadphaseProxy* proxy = static_cast<const btBroadphaseProxy*>(leaf->data);
+    out->push_back(static_cast<int>(reinterpret_cast<std::intptr_t>(proxy->m_clientObject)));
+  }
+};
 }  // namespace
 
 struct Broadphase::Impl {
@@ -64,6 +75,11 @@ void Broadphase::remove(int index) {
   impl_->proxies[index] = nullptr;
 }
 
+const Aabb& Broadphase::box(int index) const {
+  IMPETUS_ASSERT(impl_->proxies[index] != nullptr, "box of an absent proxy");
+  return impl_->boxes[index];
+}
+
 void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out) {
   out.clear();
   impl_->tree.calculateOverlappingPairs(nullptr);
@@ -78,6 +94,46 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out) {
     if (impl_->is_static[a] && impl_->is_static[b]) continue;
     if (!impl_->boxes[a].overlaps(impl_->boxes[b])) continue;  // stale pair
     out.emplace_back(a, b);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+void Broadphase::query_box(const Aabb& box, std::vector<int>& out) const {
+  out.clear();
+  LeafCollector collect;
+  collect.out = &out;
+  const btDbvtVolume volume = btDbvtVolume::FromMM(to_bt(box.min), to_bt(box.max));
+  // Bullet keeps proxies in two trees (recently moved, and settled); ask both.
+  for (const btDbvt& set : impl_->tree.m_sets) set.collideTV(set.m_root, volume, collect);
+  // The trees' leaves may be fattened boxes: keep what our own boxes say.
+  std::erase_if(out, [&](int i) { return !impl_->boxes[i].overlaps(box); });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+void Broadphase::query_segment(const Vec3& from, const Vec3& to, double slack,
+                               std::vector<int>& out) const {
+  out.clear();
+  const Vec3 delta = to - from;
+  const double length = delta.norm();
+  IMPETUS_ASSERT(length > 0, "segment query needs two distinct points");
+  // Bullet's slab test works in distance units along the unit direction; a zero component gets
+  // a huge inverse, as btDbvt::rayTest does.
+  const Vec3 dir = delta / length;
+  btVector3 inverse;
+  unsigned signs[3];
+  for (int k = 0; k < 3; ++k) {
+    inverse[k] = dir[k] == 0 ? btScalar(BT_LARGE_FLOAT) : 1.0 / dir[k];
+    signs[k] = inverse[k] < 0 ? 1 : 0;
+  }
+  LeafCollector collect;
+  collect.out = &out;
+  btAlignedObjectArray<const btDbvtNode*> stack;
+  const btVector3 grow(slack, slack, slack);
+  for (const btDbvt& set : impl_->tree.m_sets) {
+    set.rayTestInternal(set.m_root, to_bt(from), to_bt(to), inverse, signs, length, -grow, grow,
+                        stack, collect);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -47,18 +47,10 @@ Mat3 axis_rows(const Vec3& axis) {
   return d;
 }
 
-Vec3 rotation_vector(Quat q) {
-  if (q.w() < 0) q.coeffs() = -q.coeffs();  // shortest rotation
-  Vec3 v = q.vec();
-  double s = v.norm();
-  if (s < 1e-12) return 2.0 * v;
-  return v * (2.0 * std::atan2(s, q.w()) / s);
-}
-
 // Relative rotation error E = q_b · rest · q_a⁻¹: identity when the joint holds; its rotation
 // vector grows with ω_b − ω_a.
 Vec3 angular_error(const JointSim& j, const JointPose& p) {
-  return rotation_vector(p.qb * j.rest_relative * p.qa.conjugate());
+  return rotation_vector_from_quat(p.qb * j.rest_relative * p.qa.conjugate());
 }
 
 // Hinge misalignment: the rotation (vector) that turns the hinge axis as carried by a onto the

@@ -84,6 +84,10 @@ BodyId World::create_body(const BodyDef& def) {
   put(w.masses, mass);
   put(w.filters, def.filter);
   put(w.sensors, static_cast<char>(def.is_sensor ? 1 : 0));
+  put(w.forces, Vec3(Vec3::Zero()));
+  put(w.torques, Vec3(Vec3::Zero()));
+  put(w.kinematic_targets, Pose{});
+  put(w.has_target, static_cast<char>(0));
   put(w.live, static_cast<char>(1));
   if (static_cast<std::size_t>(index) == w.body_generations.size()) w.body_generations.push_back(1);
   ++w.live_bodies;
@@ -149,6 +153,11 @@ void World::set_body_state(BodyId id, const BodyState& state) {
   b.refresh_world_inertia();
   impl_->wake_island(static_cast<int>(id.index));
   if (id.index < impl_->sleep_time.size()) impl_->sleep_time[id.index] = 0;
+  // The teleport replaces a pending target; queries find the body where it is now (the next
+  // step sets its box anew, since it is awake).
+  const int i = static_cast<int>(id.index);
+  impl_->cancel_target(i);
+  impl_->broadphase.update(i, compute_aabb(impl_->shapes[i], b.frame_pose()));
 }
 
 WorldStatus World::status() const { return impl_->status; }
@@ -190,6 +199,12 @@ void World::step() {
     w.last_substep = s + 1 == substeps;
     w.substep(h);
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
+  }
+  w.finish_driving();
+  {
+    const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    w.refresh_query_boxes();
+    w.time_phase(StepPhase::Broadphase, t);
   }
   w.update_contact_events();
   w.update_sleep();
@@ -306,6 +321,7 @@ void World::Impl::apply_forces(double h) {
   for (RigidBodySim& b : bodies) {
     if (!b.asleep) integrate_velocity(b, def.gravity, h);
   }
+  if (has_forces) apply_external_forces(h);  // World::apply_force, apply_torque
 }
 
 void World::Impl::integrate_positions(double h) {

@@ -190,29 +190,54 @@ class World {
   /// Wakes the body's sleeping island (no effect on an awake body) and restarts its rest timer.
   void wake_body(BodyId id);
 
-  // ---- Queries (engine/world_query.cpp). Cloth is not a body and is never reported. ----
-  /// The closest body hit by the segment origin → origin + translation.
+  // ---- Queries (engine/world_query.cpp) ----
+  // Against the bodies as they are now (moving bodies are taken still); cloth is not a body and
+  // is never reported. A body is reported when query_accepts(filter, its filter) and it is no
+  // sensor (unless filter.include_sensors). Results depend only on the world's state, never on
+  // the thread count. Non-finite vectors, an invalid shape (the rules of BodyDef::shape) or a
+  // zero quaternion are misuse; orientations are normalised.
+  /// The closest body hit by the segment origin → origin + translation (ties: lowest body
+  /// index). Convex shapes and planes are solid (a segment starting inside hits at fraction 0);
+  /// meshes are surfaces, hit from either side (collision/ray_cast.h).
   std::optional<RayHit> ray_cast(const Vec3& origin, const Vec3& translation,
                                  const QueryFilter& filter = {}) const;
   /// Every body the segment hits (its first hit on each), in order of fraction, then body index.
+  /// All hits are found before the first call, so the callback may change the world.
   void ray_cast_all(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
                     const std::function<void(const RayHit&)>& callback) const;
   /// The bodies whose shapes overlap `shape` placed at (position, orientation), by body index.
+  /// Shapes that only touch (signed distance 0, collision/distance.h) overlap. Every pair of
+  /// shape types, planes included (two planes overlap unless they face away from each other);
+  /// a closed mesh counts as a solid, an open one as its surface (collision/distance_mesh.h).
   std::vector<BodyId> overlap(const Shape& shape, const Vec3& position, const Quat& orientation,
                               const QueryFilter& filter = {}) const;
-  /// The first body that `shape`, moved from (position, orientation) by `translation`, touches.
+  /// The first body that `shape`, moved from (position, orientation) by `translation` without
+  /// turning, touches; a shape touching or overlapping a body at the start hits it at fraction 0
+  /// (ties: lowest body index). Conservative advancement (collision/time_of_impact.h) stops at
+  /// most 1e-7 m short of contact, never past it. The point lies on the body's surface at that
+  /// time, the normal points from the body towards the shape. A plane cannot be cast (misuse).
   std::optional<ShapeCastHit> shape_cast(const Shape& shape, const Vec3& position,
                                          const Quat& orientation, const Vec3& translation,
                                          const QueryFilter& filter = {}) const;
 
-  // ---- Driving bodies ----
+  // ---- Driving bodies (engine/world_drive.cpp) ----
+  /// Sets the velocity of a kinematic or dynamic body's centre of mass (as BodyState); wakes its
+  /// island and drops a pending kinematic target. Static bodies and non-finite values are misuse.
   void set_linear_velocity(BodyId id, const Vec3& velocity);
+  /// Sets the angular velocity [rad/s, world]; otherwise as set_linear_velocity.
   void set_angular_velocity(BodyId id, const Vec3& velocity);
-  /// Force [N] at world point `point` [m], accumulated over the next step, then cleared.
+  /// Force [N] at world point `point` [m] on a dynamic body, applied over the whole next step (all
+  /// its sub-steps), then cleared; calls add up. Its torque about the centre of mass is taken
+  /// from the lever arm at the time of the call. Wakes the body's island. No effect on static and
+  /// kinematic bodies (as apply_impulse); both vectors must be finite.
   void apply_force(BodyId id, const Vec3& force, const Vec3& point);
-  /// Torque [N m], accumulated over the next step, then cleared.
+  /// Torque [N m, world] on a dynamic body over the next step, then cleared; as apply_force.
   void apply_torque(BodyId id, const Vec3& torque);
-  /// A kinematic body reaches this pose at the end of the next step (its velocities are set so).
+  /// A kinematic body ends the next step exactly at this pose of its body frame: its velocities
+  /// are set to (target − now)/dt for the centre of mass, and the rotation vector of the
+  /// relative rotation (the shorter way round)/dt, and stay so after that step. Other bodies and
+  /// a non-finite pose or zero quaternion are misuse; set_body_state and the velocity setters
+  /// drop a pending target.
   void set_kinematic_target(BodyId id, const Vec3& position, const Quat& orientation);
 
   // ---- Events of the last step (engine/world_events.cpp) ----

@@ -68,6 +68,9 @@ void World::Impl::remove_body(int body) {
   masses[body] = 0;
   filters[body] = Filter{};
   sensors[body] = 0;
+  forces[body] = Vec3::Zero();   // a force or target given before the destroy dies with it
+  torques[body] = Vec3::Zero();
+  cancel_target(body);
   if (static_cast<std::size_t>(body) < ccd_diagrams.size()) ccd_diagrams[body].reset();
   if (static_cast<std::size_t>(body) < sleep_time.size()) sleep_time[body] = 0;
   live[body] = 0;

@@ -13,6 +13,7 @@
 #include "collision/broadphase.h"
 #include "collision/contact.h"
 #include "collision/extreme_vertex_diagram.h"
+#include "collision/ray_cast.h"
 #include "collision/shape.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
@@ -267,6 +268,38 @@ struct World::Impl {
   std::optional<double> pair_time_of_impact(int i, int j, double t_end);
 
   double time_phase(StepPhase phase, std::chrono::steady_clock::time_point start);
+
+  // Driving bodies (world_drive.cpp). Per body, sized by create_body: the step allocates nothing.
+  std::vector<Vec3> forces;            // force of the next step [N], world (dynamic bodies)
+  std::vector<Vec3> torques;           // torque about the COM of the next step [N m], world
+  bool has_forces = false;             // some force or torque is non-zero
+  std::vector<Pose> kinematic_targets; // COM pose a kinematic body ends the next step at
+  std::vector<char> has_target;
+  int target_count = 0;
+  void apply_external_forces(double h);  // in apply_forces, only while has_forces
+  void cancel_target(int body);
+  /// set_linear/angular_velocity: the body's index once id, motion and value are checked (it
+  /// throws before changing anything); drops the body's pending target.
+  int check_velocity_change(BodyId id, const Vec3& velocity, const char* function);
+  void finish_driving();               // end of step: snap to targets, clear the forces
+
+  // Queries (world_query.cpp).
+  /// End of step: grow the broadphase box of each body that moved out of it, so that queries
+  /// between steps find every body from its box.
+  void refresh_query_boxes();
+  struct BodyRayHit {
+    int body = 0;
+    ShapeRayHit hit;
+  };
+  /// Whether a query with `filter` reports the body (QueryFilter; sensors on request).
+  bool query_reports(int body, const QueryFilter& filter) const;
+  /// Every reported body the segment hits, its first hit, in body index order.
+  void ray_hits(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
+                std::vector<BodyRayHit>& out) const;
+  /// Time in [0, t_end] at which `shape` moved from `pose` by t·translation first touches the
+  /// body; nullopt if it does not.
+  std::optional<double> cast_time(const Shape& shape, const Pose& pose, const Vec3& translation,
+                                  int body, double t_end) const;
 };
 
 }  // namespace impetus

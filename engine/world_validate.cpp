@@ -15,7 +15,8 @@ bool unit_quaternion(const Quat& q) {
   return q.coeffs().allFinite() && std::abs(q.norm() - 1.0) <= 1e-6;
 }
 
-// "" when the shape is valid, else the problem.
+}  // namespace
+
 std::string shape_problem(const Shape& s) {
   switch (s.type) {
     case ShapeType::Sphere:
@@ -61,8 +62,6 @@ std::string shape_problem(const Shape& s) {
   }
   return {};
 }
-
-}  // namespace
 
 void throw_world_misuse(const char* function, const std::string& problem) {
   throw std::invalid_argument(std::string("World::") + function + ": " + problem);

@@ -12,6 +12,9 @@ namespace impetus {
 /// Throws std::invalid_argument("World::" + function + ": " + problem).
 [[noreturn]] void throw_world_misuse(const char* function, const std::string& problem);
 
+/// "" when the shape is valid (positive finite sizes, a hull or mesh with finite vertices and
+/// valid indices, a unit plane normal), else the problem. Also for the shapes queries take.
+std::string shape_problem(const Shape& shape);
 /// World::World: dt, substeps, threads, iterations, sleep settings, gravity, materials.
 void validate_world_def(const WorldDef& def);
 /// World::create_body: shape, pose, velocities, material index (< material_count), mass.

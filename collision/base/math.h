@@ -1,6 +1,8 @@
 #pragma once
 // Math aliases and the rigid pose used everywhere in impetus. Doubles throughout, fixed-size
 // Eigen types. Never hold an Eigen expression in `auto` (it keeps references to temporaries).
+#include <cmath>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -47,6 +49,16 @@ inline Quat quat_from_rotation_vector(const Vec3& rv) {
     return q.normalized();
   }
   return Quat(Eigen::AngleAxisd(angle, rv / angle));
+}
+
+/// Inverse of quat_from_rotation_vector: the rotation vector (axis · angle, angle in [0, π]) of
+/// the shorter of the two rotations q and −q describe.
+inline Vec3 rotation_vector_from_quat(Quat q) {
+  if (q.w() < 0) q.coeffs() = -q.coeffs();  // shortest rotation
+  Vec3 v = q.vec();
+  double s = v.norm();
+  if (s < 1e-12) return 2.0 * v;
+  return v * (2.0 * std::atan2(s, q.w()) / s);
 }
 
 /// A unit vector orthogonal to n (n need not be unit).

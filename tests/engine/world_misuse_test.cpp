@@ -341,5 +341,85 @@ TEST(WorldMisuse, TheTwinComparisonSeesARealChange) {
   EXPECT_FALSE(snapshot(*used.world) == snapshot(*twin.world));
 }
 
+// Driving bodies (issue 15): bad ids, static or dynamic bodies where a moving or kinematic one
+// is needed, non-finite vectors, zero quaternions.
+TEST(WorldMisuse, DrivingRejectsBadArguments) {
+  expect_world_unchanged([](Fixture& f) {
+    World& w = *f.world;
+    for (BodyId id : {BodyId{}, BodyId{3, 1}, BodyId{0, 7}}) {
+      const std::string problem = "invalid body id";
+      expect_misuse([&] { w.set_linear_velocity(id, Vec3::UnitX()); }, "set_linear_velocity", problem);
+      expect_misuse([&] { w.set_angular_velocity(id, Vec3::UnitX()); }, "set_angular_velocity", problem);
+      expect_misuse([&] { w.apply_force(id, Vec3::UnitX(), Vec3::Zero()); }, "apply_force", problem);
+      expect_misuse([&] { w.apply_torque(id, Vec3::UnitX()); }, "apply_torque", problem);
+      expect_misuse([&] { w.set_kinematic_target(id, Vec3::Zero(), Quat::Identity()); },
+                    "set_kinematic_target", problem);
+    }
+    expect_misuse([&] { w.set_linear_velocity(f.ground, Vec3::UnitX()); }, "set_linear_velocity",
+                  "body 'ground' is static");
+    expect_misuse([&] { w.set_angular_velocity(f.ground, Vec3::UnitX()); },
+                  "set_angular_velocity", "body 'ground' is static");
+    expect_misuse([&] { w.set_linear_velocity(f.ball, Vec3(kNaN, 0, 0)); }, "set_linear_velocity",
+                  "velocity must be finite");
+    expect_misuse([&] { w.set_angular_velocity(f.platform, Vec3(0, kInf, 0)); },
+                  "set_angular_velocity", "velocity must be finite");
+    expect_misuse([&] { w.apply_force(f.ball, Vec3(kNaN, 0, 0), Vec3::Zero()); }, "apply_force",
+                  "force and point must be finite");
+    expect_misuse([&] { w.apply_force(f.ball, Vec3::UnitX(), Vec3(0, 0, kInf)); }, "apply_force",
+                  "force and point must be finite");
+    expect_misuse([&] { w.apply_torque(f.ball, Vec3(0, kNaN, 0)); }, "apply_torque",
+                  "torque must be finite");
+    for (BodyId id : {f.ground, f.ball}) {
+      expect_misuse([&] { w.set_kinematic_target(id, Vec3::Zero(), Quat::Identity()); },
+                    "set_kinematic_target", "is not kinematic");
+    }
+    expect_misuse([&] { w.set_kinematic_target(f.platform, Vec3(kNaN, 0, 0), Quat::Identity()); },
+                  "set_kinematic_target", "position must be finite");
+    expect_misuse([&] { w.set_kinematic_target(f.platform, Vec3::Zero(), Quat(0, 0, 0, 0)); },
+                  "set_kinematic_target", "non-zero quaternion");
+  });
+}
+
+// Queries (issue 15): non-finite vectors, zero quaternions, invalid or unsupported shapes.
+TEST(WorldMisuse, QueriesRejectBadArguments) {
+  expect_world_unchanged([](Fixture& f) {
+    World& w = *f.world;
+    const Quat id = Quat::Identity();
+    expect_misuse([&] { w.ray_cast(Vec3(kNaN, 0, 0), Vec3::UnitX()); }, "ray_cast",
+                  "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast(Vec3::Zero(), Vec3(0, kInf, 0)); }, "ray_cast",
+                  "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast_all(Vec3::Zero(), Vec3(0, 0, kNaN), {}, [](const RayHit&) {}); },
+                  "ray_cast_all", "origin and translation must be finite");
+    expect_misuse([&] { w.ray_cast_all(Vec3::Zero(), Vec3::UnitZ(), {}, nullptr); }, "ray_cast_all",
+                  "the callback is empty");
+    expect_misuse([&] { w.overlap(Shape::sphere(0), Vec3::Zero(), id); }, "overlap",
+                  "invalid shape: sphere radius");
+    expect_misuse([&] { w.overlap(Shape::box(Vec3(1, kNaN, 1)), Vec3::Zero(), id); }, "overlap",
+                  "invalid shape: box half_extents");
+    expect_misuse([&] { w.overlap(Shape::sphere(1), Vec3(kInf, 0, 0), id); }, "overlap",
+                  "position must be finite");
+    expect_misuse([&] { w.overlap(Shape::sphere(1), Vec3::Zero(), Quat(0, 0, 0, 0)); }, "overlap",
+                  "non-zero quaternion");
+    expect_misuse([&] { w.shape_cast(Shape::plane(Vec3::UnitZ(), 0), Vec3::Zero(), id, Vec3::UnitX()); },
+                  "shape_cast", "a plane cannot be cast");
+    expect_misuse([&] { w.shape_cast(Shape::convex(nullptr), Vec3::Zero(), id, Vec3::UnitX()); },
+                  "shape_cast", "invalid shape: convex shape needs a hull");
+    expect_misuse([&] { w.shape_cast(Shape::sphere(1), Vec3::Zero(), id, Vec3(kNaN, 0, 0)); },
+                  "shape_cast", "position and translation must be finite");
+    expect_misuse([&] { w.shape_cast(Shape::sphere(1), Vec3::Zero(), Quat(kNaN, 0, 0, 1), Vec3::UnitX()); },
+                  "shape_cast", "non-zero quaternion");
+  });
+}
+
+// Forces and torques on static and kinematic bodies are ignored, as impulses are.
+TEST(WorldMisuse, ForcesOnBodiesThatCannotTakeThemChangeNothing) {
+  expect_world_unchanged([](Fixture& f) {
+    f.world->apply_force(f.ground, Vec3::UnitX(), Vec3::Zero());
+    f.world->apply_force(f.platform, Vec3::UnitX(), Vec3::Zero());
+    f.world->apply_torque(f.platform, Vec3::UnitZ());
+  });
+}
+
 }  // namespace
 }  // namespace impetus

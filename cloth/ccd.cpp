@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collision/segment_closest.h"
-#include "collision/triangle_distance.h"
+#include "collision/distance/segment_closest.h"
+#include "collision/distance/triangle_distance.h"
 
 namespace impetus {
 namespace {

@@ -28,7 +28,7 @@
 #include "cloth/cloth_params.h"
 #include "cloth/cloth_topology.h"
 #include "cloth/normal_cone.h"
-#include "collision/aabb.h"
+#include "collision/base/aabb.h"
 
 namespace impetus {
 

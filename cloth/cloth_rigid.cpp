@@ -7,13 +7,13 @@
 #include <optional>
 
 #include "cloth/cloth_parallel.h"
-#include "collision/convex_hull.h"
-#include "collision/convex_support.h"
-#include "collision/distance.h"
-#include "collision/gjk.h"
-#include "collision/point_shape_distance.h"
-#include "collision/segment_closest.h"
-#include "collision/triangle_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/shape/convex_support.h"
+#include "collision/distance/distance.h"
+#include "collision/distance/gjk.h"
+#include "collision/distance/point_shape_distance.h"
+#include "collision/distance/segment_closest.h"
+#include "collision/shape/triangle_mesh.h"
 
 namespace impetus {
 namespace {

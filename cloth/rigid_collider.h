@@ -3,7 +3,7 @@
 // back. The caller (the World) fills colliders with each body's pose at the end of the step
 // (after the rigid integration) and its velocities, and applies the returned impulses to the
 // bodies (Newton's third law: the cloth's momentum change, negated, at the contact point).
-#include "collision/shape.h"
+#include "collision/shape/shape.h"
 
 namespace impetus {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "collision/segment_closest.h"
-#include "collision/triangle_distance.h"
+#include "collision/distance/segment_closest.h"
+#include "collision/distance/triangle_distance.h"
 #include "cloth/triangle_intersection.h"
 #include "cloth/cloth_parallel.h"
 

@@ -7,7 +7,7 @@
 #include <queue>
 #include <utility>
 
-#include "collision/aabb.h"
+#include "collision/base/aabb.h"
 
 namespace impetus {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collision/robust_predicates.h"
+#include "collision/base/robust_predicates.h"
 
 namespace impetus {
 namespace {

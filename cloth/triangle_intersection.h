@@ -1,6 +1,6 @@
 #pragma once
 // Exact triangle–triangle intersection of closed triangles (touching counts), decided with
-// exact orientation predicates (collision/robust_predicates.h), so that the self-intersection
+// exact orientation predicates (collision/base/robust_predicates.h), so that the self-intersection
 // count of a cloth is a fact about its double coordinates, not a tolerance.
 #include <array>
 #include <vector>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collision/shape.h"
+#include "collision/shape/shape.h"
 #include "engine/obj_loader.h"
 
 namespace impetus {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "collision/procedural_mesh.h"
+#include "collision/shape/procedural_mesh.h"
 
 namespace impetus {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collision/base/math.h"
-#include "collision/shape.h"
+#include "collision/shape/shape.h"
 
 namespace impetus {
 

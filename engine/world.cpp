@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "collision/base/parallel.h"
-#include "collision/mass_properties.h"
+#include "collision/shape/mass_properties.h"
 #include "dynamics/integrator.h"
 #include "engine/world_impl.h"
 #include "engine/world_validate.h"

@@ -198,7 +198,7 @@ class World {
   // zero quaternion are misuse; orientations are normalised.
   /// The closest body hit by the segment origin → origin + translation (ties: lowest body
   /// index). Convex shapes and planes are solid (a segment starting inside hits at fraction 0);
-  /// meshes are surfaces, hit from either side (collision/ray_cast.h).
+  /// meshes are surfaces, hit from either side (collision/query/ray_cast.h).
   std::optional<RayHit> ray_cast(const Vec3& origin, const Vec3& translation,
                                  const QueryFilter& filter = {}) const;
   /// Every body the segment hits (its first hit on each), in order of fraction, then body index.
@@ -206,14 +206,14 @@ class World {
   void ray_cast_all(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
                     const std::function<void(const RayHit&)>& callback) const;
   /// The bodies whose shapes overlap `shape` placed at (position, orientation), by body index.
-  /// Shapes that only touch (signed distance 0, collision/distance.h) overlap. Every pair of
+  /// Shapes that only touch (signed distance 0, collision/distance/distance.h) overlap. Every pair of
   /// shape types, planes included (two planes overlap unless they face away from each other);
-  /// a closed mesh counts as a solid, an open one as its surface (collision/distance_mesh.h).
+  /// a closed mesh counts as a solid, an open one as its surface (collision/distance/distance_mesh.h).
   std::vector<BodyId> overlap(const Shape& shape, const Vec3& position, const Quat& orientation,
                               const QueryFilter& filter = {}) const;
   /// The first body that `shape`, moved from (position, orientation) by `translation` without
   /// turning, touches; a shape touching or overlapping a body at the start hits it at fraction 0
-  /// (ties: lowest body index). Conservative advancement (collision/time_of_impact.h) stops at
+  /// (ties: lowest body index). Conservative advancement (collision/continuous/time_of_impact.h) stops at
   /// most 1e-7 m short of contact, never past it. The point lies on the body's surface at that
   /// time, the normal points from the body towards the shape. A plane cannot be cast (misuse).
   std::optional<ShapeCastHit> shape_cast(const Shape& shape, const Vec3& position,

@@ -17,7 +17,7 @@
 // TOI per pair: a box or convex hull against a plane by the extreme-vertex method (paper 3);
 // everything else by conservative advancement (paper 2, Alg. 3.1's loop with the motion bound of
 // eq. 3.3/4.7, directional for convex pairs and per triangle against still meshes), see
-// collision/time_of_impact.h.
+// collision/continuous/time_of_impact.h.
 //
 // Known limits: kinematic bodies are never stopped (their motion is prescribed), and when a fast
 // body stops early, another fast body's TOI against it still assumed its full motion. Sensors
@@ -27,8 +27,8 @@
 #include <limits>
 
 #include "collision/base/parallel.h"
-#include "collision/primitive_distance.h"
-#include "collision/time_of_impact.h"
+#include "collision/distance/primitive_distance.h"
+#include "collision/continuous/time_of_impact.h"
 #include "engine/world_impl.h"
 
 namespace impetus {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "collision/base/parallel.h"
-#include "collision/narrowphase.h"
+#include "collision/narrowphase/narrowphase.h"
 #include "engine/world_impl.h"
 
 namespace impetus {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "collision/base/math.h"
-#include "collision/shape.h"
+#include "collision/shape/shape.h"
 #include "engine/filter.h"
 #include "engine/world_ids.h"
 

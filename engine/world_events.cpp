@@ -40,7 +40,7 @@
 #include <chrono>
 
 #include "collision/base/parallel.h"
-#include "collision/narrowphase.h"
+#include "collision/narrowphase/narrowphase.h"
 #include "engine/world_impl.h"
 
 namespace impetus {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cloth/cloth_sim.h"
-#include "collision/broadphase.h"
-#include "collision/contact.h"
-#include "collision/extreme_vertex_diagram.h"
-#include "collision/ray_cast.h"
-#include "collision/shape.h"
+#include "collision/broadphase/broadphase.h"
+#include "collision/narrowphase/contact.h"
+#include "collision/continuous/extreme_vertex_diagram.h"
+#include "collision/query/ray_cast.h"
+#include "collision/shape/shape.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
 #include "dynamics/island.h"

@@ -5,13 +5,13 @@
 // the answer depends only on the world's state, never on the thread count.
 //
 // Which exact test:
-//  - ray casts: the per-shape closed forms of collision/ray_cast.h (meshes are surfaces there).
-//  - overlap: the library's signed distance (collision/distance.h), every pair of shape types; a
+//  - ray casts: the per-shape closed forms of collision/query/ray_cast.h (meshes are surfaces there).
+//  - overlap: the library's signed distance (collision/distance/distance.h), every pair of shape types; a
 //    distance <= 0 overlaps, so shapes that only touch count (as a shape cast's hit at fraction 0
 //    does). Closed meshes are solids there (distance_mesh.h). Two planes are two half-spaces,
 //    which signed_distance leaves undefined; they overlap unless they face away from each other
 //    (closed form below).
-//  - shape casts: conservative advancement (collision/time_of_impact.h, paper 2, Alg. 3.1's
+//  - shape casts: conservative advancement (collision/continuous/time_of_impact.h, paper 2, Alg. 3.1's
 //    loop), the routine CCD uses, with the cast shape in pure translation (t in [0, 1] = the
 //    fraction) against each candidate held still. Against a plane the gap of a translating set is
 //    linear in t, δ(t) = δ(0) + t n·d; conservative advancement's directional step along n lands
@@ -21,10 +21,10 @@
 #include <cmath>
 #include <limits>
 
-#include "collision/distance.h"
-#include "collision/primitive_distance.h"
-#include "collision/ray_cast.h"
-#include "collision/time_of_impact.h"
+#include "collision/distance/distance.h"
+#include "collision/distance/primitive_distance.h"
+#include "collision/query/ray_cast.h"
+#include "collision/continuous/time_of_impact.h"
 #include "engine/world_impl.h"
 #include "engine/world_validate.h"
 
@@ -84,7 +84,7 @@ void World::Impl::ray_hits(const Vec3& origin, const Vec3& translation, const Qu
   if (translation.squaredNorm() > 0) {
     broadphase.query_segment(origin, origin + translation, kQuerySlack, candidates);
   } else {
-    // A point: only a solid shape around it is hit (collision/ray_cast.h).
+    // A point: only a solid shape around it is hit (collision/query/ray_cast.h).
     broadphase.query_box(Aabb{origin, origin}.inflated(kQuerySlack), candidates);
   }
   for (int i : candidates) {

@@ -28,7 +28,7 @@
 #include <cmath>
 
 #include "collision/base/parallel.h"
-#include "collision/narrowphase.h"
+#include "collision/narrowphase/narrowphase.h"
 #include "dynamics/integrator.h"
 #include "engine/world_impl.h"
 #include "engine/world_validate.h"

@@ -1,11 +1,11 @@
 // CCD of the cloth primitives against dense sampling, including coplanar, parallel, touching
-// and static (degenerate) motions (their closest points: tests/collision/segment_closest_test.cpp
+// and static (degenerate) motions (their closest points: tests/collision/distance/segment_closest_test.cpp
 // and triangle_distance_test.cpp).
 #include <gtest/gtest.h>
 
 #include "cloth/ccd.h"
-#include "collision/segment_closest.h"
-#include "collision/triangle_distance.h"
+#include "collision/distance/segment_closest.h"
+#include "collision/distance/triangle_distance.h"
 #include "cloth_test_util.h"
 
 namespace impetus {

@@ -11,7 +11,7 @@
 #include "cloth/cloth_rigid.h"
 #include "cloth/cloth_sim.h"
 #include "cloth_test_util.h"
-#include "collision/convex_hull.h"
+#include "collision/shape/convex_hull.h"
 
 namespace impetus {
 namespace {

@@ -1,6 +1,6 @@
 // Cloth–rigid contact: cloth dropped on each shape type (held up, never deeper than the
 // thickness), and the reactions on a supporting body balancing the cloth's weight (momentum).
-// The point–shape distances it rests on: tests/collision/point_shape_distance_test.cpp.
+// The point–shape distances it rests on: tests/collision/distance/point_shape_distance_test.cpp.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,8 +8,8 @@
 #include "cloth/cloth_rigid.h"
 #include "cloth/cloth_sim.h"
 #include "cloth_test_util.h"
-#include "collision/convex_hull.h"
-#include "collision/triangle_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/shape/triangle_mesh.h"
 
 namespace impetus {
 namespace {

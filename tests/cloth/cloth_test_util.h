@@ -11,7 +11,7 @@
 #include "cloth/cloth_sim.h"
 #include "cloth/rigid_collider.h"
 #include "collision/base/math.h"
-#include "collision/point_shape_distance.h"
+#include "collision/distance/point_shape_distance.h"
 
 namespace impetus::cloth_test {
 

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "collision/convex_hull.h"
-#include "collision/mass_properties.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/shape/mass_properties.h"
 #include "tests/dynamics/world_test_util.h"
 
 namespace impetus {

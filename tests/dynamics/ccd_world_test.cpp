@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "collision/convex_hull.h"
+#include "collision/shape/convex_hull.h"
 #include "tests/dynamics/world_test_util.h"
 
 namespace impetus {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "collision/mass_properties.h"
+#include "collision/shape/mass_properties.h"
 #include "tests/dynamics/world_test_util.h"
 
 namespace impetus {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "collision/convex_hull.h"
+#include "collision/shape/convex_hull.h"
 #include "tests/dynamics/world_test_util.h"
 
 namespace impetus {

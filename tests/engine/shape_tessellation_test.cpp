@@ -5,8 +5,8 @@
 #include <cmath>
 #include <memory>
 
-#include "collision/convex_hull.h"
-#include "collision/triangle_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/shape/triangle_mesh.h"
 #include "engine/shape_tessellation.h"
 
 namespace impetus {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "collision/convex_hull.h"
+#include "collision/shape/convex_hull.h"
 #include "engine/scene_loader.h"
 #include "engine/world.h"
 #include "tests/engine/scene_world.h"

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "collision/convex_hull.h"
-#include "collision/distance.h"
-#include "collision/procedural_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/distance/distance.h"
+#include "collision/shape/procedural_mesh.h"
 #include "engine/world.h"
 
 namespace impetus {

@@ -1,7 +1,7 @@
 // impetus-bench ellipsoid: paper 1's experiments (closest approach distance of two ellipsoids).
 // Reproduces its Fig. 3 / §3 figures (γ = 5, Γ = 3, |Δu| < 1e-8, cap 100), its Fig. 2 sweep over
 // γ = 1…1000 (Γ = 3) and its eq. 13 rule (gap ≤ 1e-2·r_min), for the three root finders of
-// collision/ellipsoid_closest_approach.h on the very same pairs.
+// collision/distance/ellipsoid_closest_approach.h on the very same pairs.
 //
 // Sampling of one pair (γ, Γ), paper 1's protocol: §3 defines γ as the *maximum* ratio between
 // the radii of one ellipsoid and Γ as the *maximum* ratio between the two largest radii
@@ -34,7 +34,7 @@
 #include <time.h>
 
 #include "collision/base/math.h"
-#include "collision/ellipsoid_closest_approach.h"
+#include "collision/distance/ellipsoid_closest_approach.h"
 #include "tools/bench/bench.h"
 #include "tools/bench/suites.h"
 

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "collision/continuous_distance.h"
-#include "collision/triangle_mesh.h"
+#include "collision/continuous/continuous_distance.h"
+#include "collision/shape/triangle_mesh.h"
 #include "tools/bench/bench.h"
 
 namespace impetus::bench {

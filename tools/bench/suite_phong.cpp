@@ -14,7 +14,7 @@
 //  - nonconvex: a U-shaped closed mesh (voxel-faced, 2048 triangles) and a torus (1024
 //    triangles), both non-convex, so the Phong projection runs on their convolution and each
 //    candidate is checked to lie on the boundary of the true Minkowski difference
-//    (collision/phong_convolution.h). The torus passes through the U's notch into a prong while
+//    (collision/phong/phong_convolution.h). The torus passes through the U's notch into a prong while
 //    turning; each frame is queried cold and warm (the warm start re-finds the previous
 //    frame's point and builds only the facets inside its ball; the answer is the same), timed
 //    like the ellipsoids. convolution_facets_mean{,_warm}: facets built per query (the whole
@@ -30,11 +30,11 @@
 #include <utility>
 #include <vector>
 
-#include "collision/convex_hull.h"
-#include "collision/distance.h"
-#include "collision/phong_distance.h"
-#include "collision/procedural_mesh.h"
-#include "collision/triangle_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/distance/distance.h"
+#include "collision/phong/phong_distance.h"
+#include "collision/shape/procedural_mesh.h"
+#include "collision/shape/triangle_mesh.h"
 #include "tools/bench/bench.h"
 
 namespace impetus::bench {

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "collision/convex_hull.h"
-#include "collision/extreme_vertex_diagram.h"
-#include "collision/plane_toi.h"
-#include "collision/rigid_motion.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/continuous/extreme_vertex_diagram.h"
+#include "collision/continuous/plane_toi.h"
+#include "collision/continuous/rigid_motion.h"
 #include "tools/bench/bench.h"
 
 namespace impetus::bench {

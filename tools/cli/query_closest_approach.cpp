@@ -1,8 +1,8 @@
 // `closest_approach` query: closest approach distance of two ellipsoids along the line of their
-// centres (paper 1, collision/ellipsoid_closest_approach.h).
+// centres (paper 1, collision/distance/ellipsoid_closest_approach.h).
 #include <string>
 
-#include "collision/ellipsoid_closest_approach.h"
+#include "collision/distance/ellipsoid_closest_approach.h"
 #include "tools/cli/query_types.h"
 
 namespace impetus::cli {

@@ -1,8 +1,8 @@
-// `distance` query: static signed distance with witness points (collision/distance.h).
+// `distance` query: static signed distance with witness points (collision/distance/distance.h).
 #include <optional>
 #include <string>
 
-#include "collision/distance.h"
+#include "collision/distance/distance.h"
 #include "tools/cli/query_types.h"
 
 namespace impetus::cli {

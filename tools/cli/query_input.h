@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collision/base/math.h"
-#include "collision/rigid_motion.h"
-#include "collision/shape.h"
+#include "collision/continuous/rigid_motion.h"
+#include "collision/shape/shape.h"
 
 namespace impetus::cli {
 

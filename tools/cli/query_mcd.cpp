@@ -1,10 +1,10 @@
 // `mcd` query: minimum over a time interval of the signed distance of two objects in uniform
-// rigid motion (paper 2, collision/continuous_distance.h).
+// rigid motion (paper 2, collision/continuous/continuous_distance.h).
 #include <cmath>
 #include <optional>
 #include <string>
 
-#include "collision/continuous_distance.h"
+#include "collision/continuous/continuous_distance.h"
 #include "tools/cli/query_types.h"
 
 namespace impetus::cli {

@@ -1,5 +1,5 @@
 // `phong_distance` query: signed distance of two polyhedra with a direction that is continuous
-// in the poses (collision/phong_distance.h).
+// in the poses (collision/phong/phong_distance.h).
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -8,8 +8,8 @@
 
 // The Phong-distance API is written alongside this file; until its header is in the tree the
 // query type answers with a per-slot error (after the usual input checks).
-#if __has_include("collision/phong_distance.h")
-#include "collision/phong_distance.h"
+#if __has_include("collision/phong/phong_distance.h")
+#include "collision/phong/phong_distance.h"
 #define IMPETUS_QUERY_HAS_PHONG 1
 #else
 #define IMPETUS_QUERY_HAS_PHONG 0
@@ -53,7 +53,7 @@ OrderedJson answer_phong_distance(const Json& query, const std::string& path,
 #else
   (void)has_warm_start;
   throw QueryError{path + ".type: query type 'phong_distance' is not available in this build "
-                          "(collision/phong_distance.h is missing)"};
+                          "(collision/phong/phong_distance.h is missing)"};
 #endif
 }
 

@@ -1,13 +1,13 @@
 // `plane_toi` query: first time a moving convex polyhedron touches a fixed plane (paper 3,
-// collision/plane_toi.h), by the extreme-vertex method or the discrete baseline.
+// collision/continuous/plane_toi.h), by the extreme-vertex method or the discrete baseline.
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "collision/convex_hull.h"
-#include "collision/plane_toi.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/continuous/plane_toi.h"
 #include "engine/obj_loader.h"
 #include "engine/shape_json.h"
 #include "tools/cli/query_types.h"

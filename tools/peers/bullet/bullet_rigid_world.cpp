@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "collision/mass_properties.h"
+#include "collision/shape/mass_properties.h"
 
 namespace impetus::peers {
 namespace {

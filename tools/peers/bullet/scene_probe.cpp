@@ -6,7 +6,7 @@
 #include <set>
 
 #include "cloth/cloth_mesh.h"
-#include "collision/point_shape_distance.h"
+#include "collision/distance/point_shape_distance.h"
 #include "cloth/triangle_intersection.h"
 
 namespace impetus::peers {

@@ -7,7 +7,7 @@
 #include <fcl/fcl.h>
 
 #include "collision/base/math.h"
-#include "collision/shape.h"
+#include "collision/shape/shape.h"
 
 namespace impetus::peers {
 

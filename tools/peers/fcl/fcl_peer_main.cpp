@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "collision/distance.h"
+#include "collision/distance/distance.h"
 #include "tools/bench/bench.h"
 #include "tools/peers/fcl/fcl_geometry.h"
 #include "tools/peers/fcl/peer_pairs.h"

@@ -8,8 +8,8 @@
 #include <random>
 #include <utility>
 
-#include "collision/convex_hull.h"
-#include "collision/triangle_mesh.h"
+#include "collision/shape/convex_hull.h"
+#include "collision/shape/triangle_mesh.h"
 
 namespace impetus::peers {
 

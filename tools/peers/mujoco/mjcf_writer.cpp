@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "collision/mass_properties.h"
+#include "collision/shape/mass_properties.h"
 
 namespace impetus::peers {
 namespace {

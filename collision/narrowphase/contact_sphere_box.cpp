@@ -1,0 +1,21 @@
+// Sphere–box: the centre clamped to the box (outside) or pushed through the nearest face
+// (inside), in the box frame (closed form).
+#include "collision/narrowphase/contact_pairs.h"
+#include "collision/distance/primitive_distance.h"
+
+namespace impetus {
+
+bool collide_sphere_box(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
+                        double margin, Manifold& m) {
+  DistanceResult d = sphere_box_distance(pa.position, a.radius, b.half_extents, pb);
+  if (!(d.distance < margin)) return false;
+  ContactPoint c;
+  c.normal = d.normal;
+  c.point_a = d.point_a;
+  c.point_b = d.point_b;
+  c.separation = d.distance;
+  m.add(c);
+  return true;
+}
+
+}  // namespace impetus

@@ -1,0 +1,120 @@
+// The broadphase adapter against brute-force box overlap on random boxes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "collision/broadphase/broadphase.h"
+
+namespace impetus {
+namespace {
+
+TEST(Broadphase, PairsEqualBruteForceOverlapsSortedAndStaticStaticExcluded) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> pos(-5, 5), size(0.05, 1.0);
+  const int n = 300;
+  std::vector<Aabb> boxes(n);
+  std::vector<bool> is_static(n);
+  Broadphase bp;
+  for (int i = 0; i < n; ++i) {
+    Vec3 c(pos(rng), pos(rng), pos(rng));
+    Vec3 h(size(rng), size(rng), size(rng));
+    boxes[i] = Aabb{c - h, c + h};
+    is_static[i] = (i % 4 == 0);
+    bp.add(i, boxes[i], is_static[i]);
+  }
+  for (int round = 0; round < 3; ++round) {
+    // Move the dynamic boxes; stale pairs from the previous round must disappear.
+    for (int i = 0; i < n; ++i) {
+      if (is_static[i]) continue;
+      Vec3 shift(pos(rng) * 0.3, pos(rng) * 0.3, pos(rng) * 0.3);
+      boxes[i] = Aabb{boxes[i].min + shift, boxes[i].max + shift};
+      bp.update(i, boxes[i]);
+    }
+    std::vector<std::pair<int, int>> pairs;
+    bp.compute_pairs(pairs);
+    std::vector<std::pair<int, int>> expected;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (!(is_static[i] && is_static[j]) && boxes[i].overlaps(boxes[j])) expected.emplace_back(i, j);
+    ASSERT_GT(expected.size(), 10u);
+    EXPECT_EQ(pairs, expected) << "round " << round;
+  }
+}
+
+// Does the segment from + f (to − from), f in [0, 1], meet the closed box? Slab clipping.
+bool segment_meets_box(const Vec3& from, const Vec3& to, const Aabb& box) {
+  double lo = 0, hi = 1;
+  for (int k = 0; k < 3; ++k) {
+    const double d = to[k] - from[k];
+    if (d == 0) {
+      if (from[k] < box.min[k] || from[k] > box.max[k]) return false;
+      continue;
+    }
+    double a = (box.min[k] - from[k]) / d, b = (box.max[k] - from[k]) / d;
+    if (a > b) std::swap(a, b);
+    lo = std::max(lo, a);
+    hi = std::min(hi, b);
+  }
+  return lo <= hi;
+}
+
+TEST(Broadphase, BoxAndSegmentQueriesFindWhatBruteForceFinds) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> pos(-5, 5), size(0.05, 1.0);
+  const int n = 300;
+  std::vector<Aabb> boxes(n);
+  std::vector<bool> present(n, true);
+  Broadphase bp;
+  for (int i = 0; i < n; ++i) {
+    const Vec3 c(pos(rng), pos(rng), pos(rng));
+    const Vec3 h(size(rng), size(rng), size(rng));
+    boxes[i] = Aabb{c - h, c + h};
+    bp.add(i, boxes[i], i % 3 == 0);
+  }
+  // Moved and removed proxies: the trees' leaves are then fattened or gone.
+  for (int i = 1; i < n; i += 3) {
+    const Vec3 shift(0.3 * pos(rng), 0.3 * pos(rng), 0.3 * pos(rng));
+    boxes[i] = Aabb{boxes[i].min + shift, boxes[i].max + shift};
+    bp.update(i, boxes[i]);
+  }
+  for (int i = 2; i < n; i += 10) {
+    bp.remove(i);
+    present[i] = false;
+  }
+  std::vector<std::pair<int, int>> pairs;
+  bp.compute_pairs(pairs);
+
+  int box_hits = 0, segment_hits = 0;
+  std::vector<int> found;
+  for (int q = 0; q < 200; ++q) {
+    const Vec3 c(pos(rng), pos(rng), pos(rng));
+    const Vec3 h(size(rng), size(rng), size(rng));
+    const Aabb query{c - h, c + h};
+    bp.query_box(query, found);
+    std::vector<int> expected;
+    for (int i = 0; i < n; ++i)
+      if (present[i] && boxes[i].overlaps(query)) expected.push_back(i);
+    EXPECT_EQ(found, expected) << "box query " << q;
+    box_hits += static_cast<int>(expected.size());
+
+    const Vec3 from(pos(rng), pos(rng), pos(rng));
+    Vec3 to(pos(rng), pos(rng), pos(rng));
+    if (q % 4 == 0) to.y() = from.y();  // axis-parallel components take Bullet's huge inverse
+    bp.query_segment(from, to, 1e-9, found);
+    EXPECT_TRUE(std::is_sorted(found.begin(), found.end()));
+    for (int i : found) EXPECT_TRUE(present[i]) << "removed proxy " << i << " reported";
+    for (int i = 0; i < n; ++i) {
+      if (!present[i] || !segment_meets_box(from, to, boxes[i])) continue;
+      ++segment_hits;
+      EXPECT_TRUE(std::binary_search(found.begin(), found.end(), i))
+          << "segment query " << q << " lost box " << i;
+    }
+  }
+  EXPECT_GT(box_hits, 100);
+  EXPECT_GT(segment_hits, 100);
+}
+
+}  // namespace
+}  // namespace impetus

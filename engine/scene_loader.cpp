@@ -345,6 +345,8 @@ SceneDef read_scene(const json& doc, const std::string& file, const std::string&
                    "arrays", "joints", "cloths", "output"});
   if (const json* s = root.find("$schema")) read_string(*s, "$schema");
   SceneDef scene;
+  // A scene's run writes no contact events (world_def.h): its steps don't track them.
+  scene.world.contact_events = false;
   if (const json* n = root.find("name")) {
     scene.name = read_string(*n, "name");
   } else {

@@ -206,7 +206,7 @@ void World::step() {
     w.refresh_query_boxes();
     w.time_phase(StepPhase::Broadphase, t);
   }
-  w.update_contact_events();
+  if (w.def.contact_events) w.update_contact_events();
   w.update_sleep();
   w.step_count += 1;
   w.time = static_cast<double>(w.step_count) * w.def.dt;
@@ -266,13 +266,13 @@ void World::Impl::substep(double h) {
 
   t = Clock::now();
   run_narrowphase(h);
-  if (last_substep) snapshot_event_state();
+  if (last_substep && def.contact_events) snapshot_event_state();
   time_phase(StepPhase::Narrowphase, t);
 
   t = Clock::now();
   build_contacts();
   solve_contacts(h);
-  record_pushed_pairs();
+  if (def.contact_events) record_pushed_pairs();
   time_phase(StepPhase::Solver, t);
 
   t = Clock::now();

@@ -244,7 +244,8 @@ class World {
   /// Begin/End events of the last step (ContactEvent): first the Ends, then the Begins, each
   /// sorted by (a.index, b.index); the same for any thread count. Pairs that never touch by
   /// rule have no events: filtered out, jointed, two sensors, two non-dynamic bodies (unless one
-  /// is a sensor and one of them moves). Valid until the next step(); empty before the first.
+  /// is a sensor and one of them moves). Valid until the next step(); empty before the first,
+  /// and always empty when WorldDef::contact_events is off (scene files turn it off).
   std::span<const ContactEvent> contact_events() const;
 
   /// Advances by def.dt (in def.substeps substeps). After divergence, step() does nothing.

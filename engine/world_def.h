@@ -117,6 +117,12 @@ struct WorldDef {
   bool auto_substeps = true;
   int threads = 0;                   // 0 = all cores; results never depend on it
   bool ccd = true;
+  // Contact events (World::contact_events, engine/world_events.cpp): the touching pairs are
+  // tracked from step to step. They cost 1–6% of a pile's step (pairs near touching are
+  // collided again at the end of the step); off, contact_events() stays empty and sensors report
+  // nothing. Scene files leave them off (their runs write no events; build_world's callers may
+  // turn them on in the WorldDef they pass).
+  bool contact_events = true;
   std::uint64_t seed = 0;
   // Paper 5's block solver is the default; sequential impulses (`sequential_impulse`) stay as
   // the baseline. See README and dynamics/block_solver.h.

@@ -19,6 +19,8 @@ struct QueryFilter {
   std::uint64_t category = 0x1;
   std::uint64_t mask = ~std::uint64_t{0};
   bool include_sensors = false;  // sensor bodies (BodyDef::is_sensor) are skipped unless set
+  bool include_cloth = false;    // ray casts: cloth triangles too (RayHit::cloth); category and
+                                 // mask do not apply to cloth
 };
 
 /// True when bodies with filters a and b may touch (the rule above).

@@ -29,10 +29,12 @@ namespace impetus {
 
 /// The closest hit of World::ray_cast, or one of World::ray_cast_all's.
 struct RayHit {
-  BodyId body;
+  BodyId body;                   // the body hit; the null id when a cloth was hit
   Vec3 point = Vec3::Zero();     // world [m]
   Vec3 normal = Vec3::UnitZ();   // world, unit, against the ray
   double fraction = 0;           // along the translation, in [0, 1]
+  ClothId cloth;                 // QueryFilter::include_cloth: the cloth hit, else the null id
+  int triangle = -1;             // ... and its triangle (cloth_triangles), else -1
 };
 
 /// The first contact of World::shape_cast's swept shape.
@@ -192,16 +194,19 @@ class World {
 
   // ---- Queries (engine/world_query.cpp) ----
   // Against the bodies as they are now (moving bodies are taken still); cloth is not a body and
-  // is never reported. A body is reported when query_accepts(filter, its filter) and it is no
+  // is reported only by ray casts given QueryFilter::include_cloth. A body is reported when query_accepts(filter, its filter) and it is no
   // sensor (unless filter.include_sensors). Results depend only on the world's state, never on
   // the thread count. Non-finite vectors, an invalid shape (the rules of BodyDef::shape) or a
   // zero quaternion are misuse; orientations are normalised.
   /// The closest body hit by the segment origin → origin + translation (ties: lowest body
   /// index). Convex shapes and planes are solid (a segment starting inside hits at fraction 0);
-  /// meshes are surfaces, hit from either side (collision/query/ray_cast.h).
+  /// meshes are surfaces, hit from either side (collision/query/ray_cast.h). With
+  /// include_cloth, cloth triangles (their mid-surface, from either side) too; at equal fractions
+  /// bodies come first, then cloths by index, then triangles by index.
   std::optional<RayHit> ray_cast(const Vec3& origin, const Vec3& translation,
                                  const QueryFilter& filter = {}) const;
-  /// Every body the segment hits (its first hit on each), in order of fraction, then body index.
+  /// Every body the segment hits (its first hit on each), in order of fraction, then body index;
+  /// with include_cloth, also each cloth's first hit (same order as ray_cast).
   /// All hits are found before the first call, so the callback may change the world.
   void ray_cast_all(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
                     const std::function<void(const RayHit&)>& callback) const;

@@ -288,14 +288,21 @@ struct World::Impl {
   /// between steps find every body from its box.
   void refresh_query_boxes();
   struct BodyRayHit {
-    int body = 0;
+    int body = 0;        // −1 for a cloth hit
     ShapeRayHit hit;
+    int cloth = -1;      // dense cloth index, for a cloth hit
+    int triangle = -1;
   };
   /// Whether a query with `filter` reports the body (QueryFilter; sensors on request).
   bool query_reports(int body, const QueryFilter& filter) const;
   /// Every reported body the segment hits, its first hit, in body index order.
   void ray_hits(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
                 std::vector<BodyRayHit>& out) const;
+  /// Ray hits in the order of World::ray_cast's ties: fraction, bodies before cloths, body
+  /// index, cloth index.
+  static bool ray_hit_before(const BodyRayHit& a, const BodyRayHit& b);
+  /// The public form of a hit (ids from `world`).
+  RayHit to_ray_hit(const BodyRayHit& hit, const World& world) const;
   /// Time in [0, t_end] at which `shape` moved from `pose` by t·translation first touches the
   /// body; nullopt if it does not.
   std::optional<double> cast_time(const Shape& shape, const Pose& pose, const Vec3& translation,

@@ -93,6 +93,42 @@ void World::Impl::ray_hits(const Vec3& origin, const Vec3& translation, const Qu
         impetus::ray_cast(shapes[i], bodies[i].frame_pose(), origin, translation);
     if (hit) out.push_back(BodyRayHit{i, *hit});
   }
+  if (!filter.include_cloth || translation.squaredNorm() == 0) return;
+  // Cloth: every triangle (a query, not the step: no tree is kept for it), the first hit of each
+  // cloth, the lowest triangle index among equal fractions.
+  for (std::size_t c = 0; c < cloths.size(); ++c) {
+    const std::vector<Vec3>& x = cloths[c].sim.positions();
+    const std::vector<std::array<int, 3>>& triangles = cloths[c].sim.triangles();
+    BodyRayHit first{-1, ShapeRayHit{2.0, Vec3::Zero(), Vec3::UnitZ()}, static_cast<int>(c), -1};
+    for (std::size_t t = 0; t < triangles.size(); ++t) {
+      const std::array<int, 3>& tri = triangles[t];
+      const std::optional<ShapeRayHit> hit =
+          ray_cast_triangle(x[tri[0]], x[tri[1]], x[tri[2]], origin, translation);
+      if (hit && hit->fraction < first.hit.fraction) {
+        first.hit = *hit;
+        first.triangle = static_cast<int>(t);
+      }
+    }
+    if (first.triangle >= 0) out.push_back(first);
+  }
+}
+
+bool World::Impl::ray_hit_before(const BodyRayHit& a, const BodyRayHit& b) {
+  if (a.hit.fraction != b.hit.fraction) return a.hit.fraction < b.hit.fraction;
+  if ((a.body < 0) != (b.body < 0)) return a.body >= 0;
+  if (a.body != b.body) return a.body < b.body;
+  return a.cloth < b.cloth;
+}
+
+RayHit World::Impl::to_ray_hit(const BodyRayHit& h, const World& world) const {
+  RayHit hit;
+  if (h.body >= 0) hit.body = body_id_at(h.body);
+  else hit.cloth = world.cloth_id(h.cloth);
+  hit.point = h.hit.point;
+  hit.normal = h.hit.normal;
+  hit.fraction = h.hit.fraction;
+  hit.triangle = h.triangle;
+  return hit;
 }
 
 std::optional<double> World::Impl::cast_time(const Shape& shape, const Pose& pose,
@@ -164,13 +200,12 @@ std::optional<RayHit> World::ray_cast(const Vec3& origin, const Vec3& translatio
     throw_world_misuse("ray_cast", "origin and translation must be finite");
   std::vector<Impl::BodyRayHit> hits;
   impl_->ray_hits(origin, translation, filter, hits);
-  // Candidates come in index order: the strict < keeps the lowest index among equal fractions.
   const Impl::BodyRayHit* best = nullptr;
   for (const Impl::BodyRayHit& h : hits) {
-    if (!best || h.hit.fraction < best->hit.fraction) best = &h;
+    if (!best || Impl::ray_hit_before(h, *best)) best = &h;
   }
   if (!best) return std::nullopt;
-  return RayHit{body_id(best->body), best->hit.point, best->hit.normal, best->hit.fraction};
+  return impl_->to_ray_hit(*best, *this);
 }
 
 void World::ray_cast_all(const Vec3& origin, const Vec3& translation, const QueryFilter& filter,
@@ -180,15 +215,12 @@ void World::ray_cast_all(const Vec3& origin, const Vec3& translation, const Quer
   if (!callback) throw_world_misuse("ray_cast_all", "the callback is empty");
   std::vector<Impl::BodyRayHit> hits;
   impl_->ray_hits(origin, translation, filter, hits);
-  std::sort(hits.begin(), hits.end(), [](const Impl::BodyRayHit& a, const Impl::BodyRayHit& b) {
-    if (a.hit.fraction != b.hit.fraction) return a.hit.fraction < b.hit.fraction;
-    return a.body < b.body;
-  });
+  std::sort(hits.begin(), hits.end(), Impl::ray_hit_before);
   // Every hit is found before the first call: the callback may change the world.
   std::vector<RayHit> reported;
   reported.reserve(hits.size());
   for (const Impl::BodyRayHit& h : hits)
-    reported.push_back(RayHit{body_id(h.body), h.hit.point, h.hit.normal, h.hit.fraction});
+    reported.push_back(impl_->to_ray_hit(h, *this));
   for (const RayHit& hit : reported) callback(hit);
 }
 

@@ -133,6 +133,25 @@ bool slab_overlap(const Aabb& box, const Vec3& o, const Vec3& inv_d, double max_
   return true;
 }
 
+// Möller–Trumbore: o + f d = a + u e1 + v e2, for any f (the caller keeps f in [0, 1]); the
+// normal is the triangle's, turned against d. `point` is left for the caller.
+std::optional<ShapeRayHit> triangle_hit(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& o,
+                                        const Vec3& d) {
+  const Vec3 e1 = b - a, e2 = c - a;
+  const Vec3 p = d.cross(e2);
+  const double det = e1.dot(p);
+  if (det == 0) return std::nullopt;
+  const Vec3 s = o - a;
+  const double u = s.dot(p) / det;
+  if (u < 0 || u > 1) return std::nullopt;
+  const Vec3 q = s.cross(e1);
+  const double v = d.dot(q) / det;
+  if (v < 0 || u + v > 1) return std::nullopt;
+  Vec3 n = e1.cross(e2).normalized();
+  if (n.dot(d) > 0) n = -n;
+  return ShapeRayHit{e2.dot(q) / det, Vec3::Zero(), n};
+}
+
 void mesh(Ray& ray, const TriangleMesh& m) {
   const Bvh& bvh = m.bvh;
   if (bvh.nodes.empty()) return;
@@ -146,22 +165,9 @@ void mesh(Ray& ray, const TriangleMesh& m) {
     if (node.left < 0) {
       for (int k = node.first; k < node.first + node.count; ++k) {
         const std::array<int, 3>& t = m.triangles[bvh.primitives[k]];
-        const Vec3& a = m.vertices[t[0]];
-        const Vec3 e1 = m.vertices[t[1]] - a, e2 = m.vertices[t[2]] - a;
-        // Möller–Trumbore: o + f d = a + u e1 + v e2.
-        const Vec3 p = ray.d.cross(e2);
-        const double det = e1.dot(p);
-        if (det == 0) continue;
-        const Vec3 s = ray.o - a;
-        const double u = s.dot(p) / det;
-        if (u < 0 || u > 1) continue;
-        const Vec3 q = s.cross(e1);
-        const double v = ray.d.dot(q) / det;
-        if (v < 0 || u + v > 1) continue;
-        const double f = e2.dot(q) / det;
-        Vec3 n = e1.cross(e2).normalized();
-        if (n.dot(ray.d) > 0) n = -n;
-        ray.offer(f, n);
+        if (const std::optional<ShapeRayHit> hit =
+                triangle_hit(m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], ray.o, ray.d))
+          ray.offer(hit->fraction, hit->normal);
       }
     } else if (top + 2 <= static_cast<int>(sizeof(stack) / sizeof(stack[0]))) {
       stack[top++] = node.right;
@@ -219,6 +225,14 @@ std::optional<ShapeRayHit> ray_cast(const Shape& shape, const Pose& pose, const 
   hit.fraction = ray.best.fraction;
   hit.point = origin + hit.fraction * translation;
   hit.normal = pose.rotate(ray.best.normal);
+  return hit;
+}
+
+std::optional<ShapeRayHit> ray_cast_triangle(const Vec3& a, const Vec3& b, const Vec3& c,
+                                             const Vec3& origin, const Vec3& translation) {
+  std::optional<ShapeRayHit> hit = triangle_hit(a, b, c, origin, translation);
+  if (!hit || !(hit->fraction >= 0 && hit->fraction <= 1)) return std::nullopt;
+  hit->point = origin + hit->fraction * translation;
   return hit;
 }
 

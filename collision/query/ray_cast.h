@@ -25,4 +25,10 @@ struct ShapeRayHit {
 std::optional<ShapeRayHit> ray_cast(const Shape& shape, const Pose& pose, const Vec3& origin,
                                     const Vec3& translation);
 
+/// First hit of the segment with the triangle (a, b, c), a surface seen from either side (as a
+/// mesh's triangles are): nullopt when it misses or is parallel to the plane of the triangle.
+/// The normal is the triangle's, turned against the ray. For cloth in World::ray_cast.
+std::optional<ShapeRayHit> ray_cast_triangle(const Vec3& a, const Vec3& b, const Vec3& c,
+                                             const Vec3& origin, const Vec3& translation);
+
 }  // namespace impetus

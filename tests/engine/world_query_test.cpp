@@ -662,7 +662,7 @@ TEST(WorldQuery, TeleportedBodyIsFoundAtItsNewPlace) {
   EXPECT_LT((cast->normal - Vec3(-1, 0, 0)).norm(), 1e-6);
 }
 
-TEST(WorldQuery, ClothIsNeverReported) {
+TEST(WorldQuery, ClothIsReportedOnlyWhenAsked) {
   WorldDef def;
   World world(def);
   ClothDef cloth;
@@ -675,6 +675,82 @@ TEST(WorldQuery, ClothIsNeverReported) {
   EXPECT_FALSE(world.ray_cast(Vec3(0.1, 0.1, 3), Vec3(0, 0, -4)).has_value());
   EXPECT_TRUE(world.overlap(Shape::sphere(0.5), Vec3(0, 0, 1), Quat::Identity()).empty());
   EXPECT_FALSE(world.shape_cast(Shape::sphere(0.2), Vec3(0, 0, 3), Quat::Identity(), Vec3(0, 0, -4)));
+}
+
+
+// A tilted grid cloth, not stepped, and a slab below it: vertical rays hit the cloth where
+// the plane of the grid is crossed, inside the triangle that contains the crossing (found by an
+// independent 2-D sign test on the grid's own frame), only with include_cloth.
+TEST(WorldQuery, RayCastsHitClothTrianglesWhenAsked) {
+  World world(WorldDef{});
+  BodyDef ball;
+  ball.name = "ball";
+  ball.motion = MotionType::Static;
+  ball.shape = Shape::box(Vec3(1, 1, 0.1));
+  ball.position = Vec3(0, 0, 0);
+  const BodyId ball_id = world.create_body(ball);
+  ClothDef sheet;
+  sheet.name = "sheet";
+  sheet.grid_size = {2, 2};
+  sheet.grid_resolution = {6, 6};
+  sheet.grid_center = Vec3(0, 0, 1);
+  const Quat tilt(Eigen::AngleAxisd(0.3, Vec3(1, 2, 0).normalized()));
+  sheet.grid_orientation = tilt;
+  const ClothId cloth = world.create_cloth(sheet);
+  const std::vector<Vec3>& x = world.cloth_positions(cloth);
+  const std::vector<std::array<int, 3>>& triangles = world.cloth_triangles(cloth);
+  const Vec3 n = tilt * Vec3::UnitZ();
+
+  QueryFilter with_cloth;
+  with_cloth.include_cloth = true;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> coordinate(-0.6, 0.6);
+  int cloth_hits = 0;
+  for (int k = 0; k < 300; ++k) {
+    const double px = coordinate(rng);
+    const double py = coordinate(rng);
+    const Vec3 origin(px, py, 4);
+    const Vec3 translation(0, 0, -8);
+    // Reference: the crossing of the grid's plane n·(p − c) = 0, and the triangle around it.
+    const double f = n.dot(Vec3(0, 0, 1) - origin) / n.dot(translation);
+    const Vec3 p = origin + f * translation;
+    int containing = -1;
+    for (std::size_t t = 0; t < triangles.size() && containing < 0; ++t) {
+      const Vec3 a = tilt.conjugate() * x[triangles[t][0]], b = tilt.conjugate() * x[triangles[t][1]],
+                 c = tilt.conjugate() * x[triangles[t][2]], q = tilt.conjugate() * p;
+      auto side = [](const Vec3& u, const Vec3& v, const Vec3& w) {
+        return (v.x() - u.x()) * (w.y() - u.y()) - (v.y() - u.y()) * (w.x() - u.x());
+      };
+      const double s0 = side(a, b, q), s1 = side(b, c, q), s2 = side(c, a, q);
+      if ((s0 >= 0 && s1 >= 0 && s2 >= 0) || (s0 <= 0 && s1 <= 0 && s2 <= 0))
+        containing = static_cast<int>(t);
+    }
+    ASSERT_GE(containing, 0);  // every crossing is inside the 2 m sheet
+
+    const std::optional<RayHit> body_only = world.ray_cast(origin, translation);
+    ASSERT_TRUE(body_only.has_value());
+    EXPECT_EQ(body_only->body, ball_id);
+    EXPECT_EQ(body_only->triangle, -1);
+
+    const std::optional<RayHit> hit = world.ray_cast(origin, translation, with_cloth);
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_EQ(hit->body, BodyId{});
+    EXPECT_EQ(hit->cloth, cloth);
+    EXPECT_NEAR(hit->fraction, f, 1e-12);
+    EXPECT_LT((hit->point - p).norm(), 1e-9);
+    EXPECT_NEAR(std::abs(hit->normal.dot(n)), 1.0, 1e-12);
+    EXPECT_GT(hit->normal.z(), 0);  // against the downward ray
+    // On an edge two triangles contain the point; the lowest index is reported.
+    EXPECT_EQ(hit->triangle, containing);
+    ++cloth_hits;
+
+    std::vector<RayHit> all;
+    world.ray_cast_all(origin, translation, with_cloth, [&](const RayHit& h) { all.push_back(h); });
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].cloth, cloth);
+    EXPECT_EQ(all[1].body, ball_id);
+  }
+  EXPECT_EQ(cloth_hits, 300);
 }
 
 }  // namespace

@@ -55,8 +55,12 @@ void check(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q1, const
 TEST(SegmentClosest, RandomPairsMatchSampling) {
   std::mt19937_64 rng(1);
   for (int trial = 0; trial < 200; ++trial) {
-    check(random_vector(rng, -1, 1), random_vector(rng, -1, 1), random_vector(rng, -1, 1),
-          random_vector(rng, -1, 1), "random", trial);
+    // One draw per statement: argument evaluation order is unspecified.
+    const Vec3 p0 = random_vector(rng, -1, 1);
+    const Vec3 p1 = random_vector(rng, -1, 1);
+    const Vec3 q0 = random_vector(rng, -1, 1);
+    const Vec3 q1 = random_vector(rng, -1, 1);
+    check(p0, p1, q0, q1, "random", trial);
   }
 }
 
@@ -81,9 +85,12 @@ TEST(SegmentClosest, NearlyParallelMatchSampling) {
   for (int trial = 0; trial < 200; ++trial) {
     const Vec3 p0 = random_vector(rng, -1, 1), p1 = random_vector(rng, -1, 1);
     const Vec3 d = p1 - p0;
-    const Vec3 tilt = std::pow(10.0, uniform(rng, -9, -6)) * d.norm() *
-                      Vec3(random_vector(rng, -1, 1).cross(d).normalized());
-    const Vec3 q0 = p0 + uniform(rng, -2.0, 2.0) * d + 0.1 * random_vector(rng, -1, 1).cross(d);
+    const double tilt_size = std::pow(10.0, uniform(rng, -9, -6));
+    const Vec3 tilt_direction = random_vector(rng, -1, 1).cross(d).normalized();
+    const Vec3 tilt = tilt_size * d.norm() * tilt_direction;
+    const double along = uniform(rng, -2.0, 2.0);
+    const Vec3 sideways = random_vector(rng, -1, 1).cross(d);
+    const Vec3 q0 = p0 + along * d + 0.1 * sideways;
     const Vec3 q1 = q0 + uniform(rng, -1.5, 1.5) * d + tilt;
     check(p0, p1, q0, q1, "nearly parallel", trial);
   }

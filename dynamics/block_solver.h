@@ -211,11 +211,15 @@ class IslandBlockSolver {
   void solve_joint_subsystem(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
                              std::vector<Vec3>& u, bool position_level);
   Mat3 block_diagonal(const ConstraintBlock& b, const std::vector<RigidBodySim>& bodies) const;
+  /// Block k's diagonal block of JM⁻¹Jᵀ over the island's own bodies (the sweeps' unknowns).
+  Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
   std::vector<ConstraintBlock> blocks_;
   std::vector<std::array<int, 2>> slots_;  // per block: local index of its bodies, −1 = not ours
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ
+  std::vector<Mat3> diagonal_;            // per block: JM⁻¹Jᵀ's diagonal block at the step's start
+  bool diagonal_current_ = false;         // diagonal_ is of the bodies' current inertia
   std::vector<Vec3> warm_lambda_;         // impulses the step started from (warm start)
   std::vector<double> start_inv_mass_;
   std::vector<Mat3> start_inertia_;
@@ -228,6 +232,11 @@ class IslandBlockSolver {
   double expected_passes_ = 2;  // active-set passes the next exact solve is expected to need
   int exact_failures_ = 0;      // consecutive failed exact attempts (Auto method)
   int exact_wait_ = 0;          // steps left before the next exact attempt (Auto method)
+  // A big island whose symbolic estimate came out too costly keeps that verdict for a few steps
+  // while its contact count stays within 1/16 of what was estimated (solve_velocities).
+  int costly_verdict_steps_ = 0;
+  int costly_contact_blocks_ = 0;
+  long long costly_estimate_ = 0;
   double h_ = 0;
   double contact_tolerance_ = 0;  // [m/s] contact residual the iterative sweeps stop below
 
@@ -240,7 +249,34 @@ class IslandBlockSolver {
     Vec3 known_velocity = Vec3::Zero();   // J·u of static / kinematic bodies
     Vec3 row_diagonal = Vec3::Ones();     // (JM⁻¹Jᵀ)_rr + compliance: scalar limit-row updates
   };
-  std::vector<IterBlock> iter_;
+  std::vector<IterBlock> iter_;  // joint blocks (contact blocks use contact_sweep_)
+  // A contact block as the sweeps read it: rows n, t1, t2 (world) and the lever arms, from which
+  // J·u = basis·(v_b + ω_b×r_b − v_a − ω_a×r_a) and M⁻¹Jᵀλ are formed with the bodies' masses
+  // (local_inv_mass_, local_inv_inertia_). A quarter of the bytes of the generic J and M⁻¹Jᵀ
+  // matrices: the sweeps of a pile are bound by the memory they stream, block after block.
+  struct ContactSweep {
+    Mat3 basis;
+    std::array<Vec3, 2> lever;
+    Mat3 inverse_diagonal;       // velocity level: (JM⁻¹Jᵀ + reg)⁻¹
+    Vec3 known_velocity;         // J·u of a static or kinematic body
+    Vec3 row_diagonal;           // (JM⁻¹Jᵀ)_rr + reg: the sliding update's pace
+    double inverse_normal = 0;   // position level (friction rows free): 1 / ((JM⁻¹Jᵀ)_nn + reg)
+    double regularisation = 0;
+    double friction = 0;
+    std::array<int, 2> slot = {-1, -1};
+  };
+  std::vector<ContactSweep> contact_sweep_;      // indexed by block; filled for contact blocks
+  std::vector<std::array<Vec3, 2>> levers_;      // per block: the contact's ra, rb (world)
+  std::vector<double> local_inv_mass_;           // per island body
+  std::vector<Mat3> local_inv_inertia_;          // per island body: world inverse inertia
+  /// The contact part of the sweeps: relative velocity rows at the point, and applying a block
+  /// impulse (rows n, t1, t2) to the island bodies' velocities or displacements `u`.
+  Vec3 contact_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const;
+  double contact_normal_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const;
+  void apply_contact_impulse(const ContactSweep& c, const Vec3& impulse_world,
+                             std::vector<Vec3>& u) const;
+  void iterate_contact(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                       std::vector<Vec3>& u, bool position_level) const;
   std::vector<Vec3> u_, lambda_, target_, displacement_;
   std::vector<double> corrected_;  // per island body: distance corrected so far this step
   std::vector<int> colour_start_, colour_order_;  // blocks grouped by colour (big islands)

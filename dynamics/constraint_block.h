@@ -64,6 +64,20 @@ inline void sliding_friction_impulse(double& t1, double& t2, double slip1, doubl
 
 namespace impetus {
 
+/// Projects a contact impulse (rows n, t1, t2) onto its law: λₙ ≥ 0 and the tangential part
+/// onto the Coulomb disc μλₙ.
+inline Vec3 project_contact_impulse(double friction, Vec3 lambda) {
+  lambda[0] = lambda[0] > 0 ? lambda[0] : 0.0;
+  const double limit = friction * lambda[0];
+  const double lt = std::sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]);
+  if (lt > limit) {
+    const double scale = lt > 0 ? limit / lt : 0.0;
+    lambda[1] *= scale;
+    lambda[2] *= scale;
+  }
+  return lambda;
+}
+
 /// Projects a block impulse onto its rows' laws: unused rows 0, normal and lower-limit rows
 /// ≥ 0, upper-limit rows ≤ 0, and for contacts the tangential part onto the Coulomb disc μλₙ.
 inline Vec3 project_block_impulse(const ConstraintBlock& b, Vec3 lambda) {
@@ -77,16 +91,7 @@ inline Vec3 project_block_impulse(const ConstraintBlock& b, Vec3 lambda) {
       case RowKind::Friction: break;
     }
   }
-  if (b.contact >= 0) {
-    double limit = b.friction * lambda[0];
-    double lt = std::sqrt(lambda[1] * lambda[1] + lambda[2] * lambda[2]);
-    if (lt > limit) {
-      double scale = lt > 0 ? limit / lt : 0.0;
-      lambda[1] *= scale;
-      lambda[2] *= scale;
-    }
-  }
-  return lambda;
+  return b.contact >= 0 ? project_contact_impulse(b.friction, lambda) : lambda;
 }
 
 }  // namespace impetus

@@ -149,6 +149,7 @@ struct World::Impl {
     IslandScratch scratch;
   } island_inputs;
   std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
+  std::vector<int> island_order;                 // islands, most blocks first (load balance)
   std::vector<IslandSolveInfo> island_info;
 
   struct Cloth {
@@ -229,6 +230,7 @@ struct World::Impl {
   /// Overlap left uncorrected by a contact between bodies a and b [m] (kSlopSizeFraction).
   double contact_slop(int a, int b) const;
   void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints
+  void order_islands_by_size();
   void solve_contacts(double h);
   void stabilize_positions();
   // Sleeping (world_sleep.cpp).

@@ -84,6 +84,18 @@ void World::Impl::build_awake_islands(std::vector<Island>& out) {
   build_islands(in.awake, in.contact_bodies, in.joint_bodies, in.scratch, out);
 }
 
+void World::Impl::order_islands_by_size() {
+  // Islands are handed to threads one at a time, biggest first, so that a pile's big islands do
+  // not end up together at the end of a chunk (longest-processing-time-first scheduling). Each
+  // island writes only its own bodies, contacts and joints: the order never changes results.
+  island_order.resize(islands.size());
+  for (size_t i = 0; i < islands.size(); ++i) island_order[i] = static_cast<int>(i);
+  auto blocks = [&](int i) { return islands[i].contacts.size() + islands[i].joints.size(); };
+  std::sort(island_order.begin(), island_order.end(), [&](int a, int b) {
+    return blocks(a) != blocks(b) ? blocks(a) > blocks(b) : a < b;
+  });
+}
+
 void World::Impl::solve_contacts(double h) {
   if (def.solver == SolverType::SequentialImpulse) {
     sequential_impulse.prepare(bodies, contacts, h, solver_settings);
@@ -112,9 +124,11 @@ void World::Impl::solve_contacts(double h) {
     island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,
                                                         settings);
   };
-  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+  order_islands_by_size();
+  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
+    const int i = island_order[n];
     if (!is_big_island(islands[i], block_settings)) solve_island(i, 1);
-  });
+  }, 1);
   for (size_t i = 0; i < islands.size(); ++i) {
     if (is_big_island(islands[i], block_settings)) solve_island(static_cast<std::ptrdiff_t>(i), def.threads);
   }
@@ -133,9 +147,10 @@ void World::Impl::stabilize_positions() {
   } else {
     BlockSolverSettings big_settings = block_settings;
     big_settings.threads = def.threads;
-    parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t i) {
+    parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
+      const int i = island_order[n];
       if (!is_big_island(islands[i], block_settings)) island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
-    });
+    }, 1);
     for (size_t i = 0; i < islands.size(); ++i) {
       if (is_big_island(islands[i], block_settings))
         island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);

@@ -50,9 +50,10 @@ inline int usable_threads(int threads) {
   return t;
 }
 
-/// Run body(i) for i in [0, n) on up to `threads` OpenMP threads (0 = all cores).
+/// Run body(i) for i in [0, n) on up to `threads` OpenMP threads (0 = all cores), handing out
+/// `chunk` indices at a time (1 for items of very unequal cost, such as islands).
 template <class Body>
-void parallel_for(std::ptrdiff_t n, int threads, Body&& body) {
+void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 16) {
   // Small loops run serially: waking a thread team costs more than they do (and on a loaded
   // machine much more). The result is the same either way.
   constexpr std::ptrdiff_t kMinParallel = 32;
@@ -61,7 +62,7 @@ void parallel_for(std::ptrdiff_t n, int threads, Body&& body) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 16) num_threads(t)
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(t)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 

@@ -5,6 +5,7 @@
 
 #include <Eigen/LU>
 
+#include "collision/base/parallel.h"
 #include "dynamics/constraint_rows.h"
 
 namespace impetus {
@@ -21,9 +22,8 @@ bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::
 }  // namespace
 
 int IslandBlockSolver::local_index(int body) const {
-  if (body < 0) return -1;
-  auto it = std::lower_bound(bodies_.begin(), bodies_.end(), body);
-  return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
+  // local_of_ holds the island's bodies while the blocks are built (solve_velocities), −1 else.
+  return body < 0 ? -1 : local_of_[body];
 }
 
 Vec3 IslandBlockSolver::block_velocity(const ConstraintBlock& b,
@@ -498,39 +498,44 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   bodies_ = island.bodies;
   blocks_.clear();
   impact_impulses_.clear();
+  threads_ = settings.threads;
   for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
+  const int joint_blocks = static_cast<int>(blocks_.size());
+  const int n = joint_blocks + static_cast<int>(island.contacts.size());
   double smallest_slop = settings.linear_slop;
-  for (int c : island.contacts) {
-    smallest_slop = std::min(smallest_slop, contacts[c].slop);
-    ConstraintBlock block = make_contact_block(contacts[c], c);
-    block.mode = static_cast<ContactMode>(contacts[c].mode);
-    block.lambda = Vec3(contacts[c].normal_impulse, contacts[c].tangent_impulse[0],
-                        contacts[c].tangent_impulse[1]);
-    Vec3 vel = block_velocity(block, bodies);
-    // New or previously inactive contacts start active only if they would close the gap.
-    if (block.mode == ContactMode::Inactive && vel[0] < block.rhs[0]) block.mode = ContactMode::Sticking;
-    if (block.mode == ContactMode::Sliding) {
-      double lt = std::hypot(block.lambda[1], block.lambda[2]);
-      if (lt > 0) block.slide_direction = Vec3(0, block.lambda[1] / lt, block.lambda[2] / lt);
-      else block.mode = ContactMode::Sticking;
-    }
-    blocks_.push_back(block);
-  }
+  for (int c : island.contacts) smallest_slop = std::min(smallest_slop, contacts[c].slop);
   contact_tolerance_ = settings.contact_residual_slops * smallest_slop / h;
-  levers_.resize(blocks_.size());
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    if (blocks_[k].contact >= 0) levers_[k] = {contacts[blocks_[k].contact].ra, contacts[blocks_[k].contact].rb};
-  }
-  slots_.resize(blocks_.size());
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s]);
-  }
-  regularisation_.resize(blocks_.size());
-  warm_lambda_.resize(blocks_.size());
-  diagonal_.resize(blocks_.size());
+  // Every block's data below depends on that block alone: big islands fill them in parallel.
+  blocks_.resize(n);
+  levers_.resize(n);
+  slots_.resize(n);
+  regularisation_.resize(n);
+  warm_lambda_.resize(n);
+  diagonal_.resize(n);
   diagonal_current_ = true;  // until the velocity solve returns (prepare_iterative reuses it)
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    diagonal_[k] = island_diagonal(static_cast<int>(k), bodies);
+  if (local_of_.size() < bodies.size()) local_of_.resize(bodies.size(), -1);
+  for (size_t l = 0; l < bodies_.size(); ++l) local_of_[bodies_[l]] = static_cast<int>(l);
+  parallel_for(n, threads_, [&](std::ptrdiff_t index) {
+    const int k = static_cast<int>(index);
+    if (k >= joint_blocks) {
+      const int c = island.contacts[k - joint_blocks];
+      ConstraintBlock block = make_contact_block(contacts[c], c);
+      block.mode = static_cast<ContactMode>(contacts[c].mode);
+      block.lambda = Vec3(contacts[c].normal_impulse, contacts[c].tangent_impulse[0],
+                          contacts[c].tangent_impulse[1]);
+      Vec3 vel = block_velocity(block, bodies);
+      // New or previously inactive contacts start active only if they would close the gap.
+      if (block.mode == ContactMode::Inactive && vel[0] < block.rhs[0]) block.mode = ContactMode::Sticking;
+      if (block.mode == ContactMode::Sliding) {
+        double lt = std::hypot(block.lambda[1], block.lambda[2]);
+        if (lt > 0) block.slide_direction = Vec3(0, block.lambda[1] / lt, block.lambda[2] / lt);
+        else block.mode = ContactMode::Sticking;
+      }
+      blocks_[k] = block;
+      levers_[k] = {contacts[c].ra, contacts[c].rb};
+    }
+    for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s]);
+    diagonal_[k] = island_diagonal(k, bodies);
     // A dynamic body outside the island (asleep) still weighs in the regularisation's scale.
     bool outside = false;
     for (int s = 0; s < 2; ++s) {
@@ -541,7 +546,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     double compliance = blocks_[k].contact >= 0 ? settings.contact_compliance : settings.compliance;
     regularisation_[k] = compliance * std::max(scale, 1e-12);
     warm_lambda_[k] = blocks_[k].lambda;
-  }
+  });
+  for (int body : bodies_) local_of_[body] = -1;
   exact_ = false;
   iter_prepared_ = false;
   if (blocks_.empty()) {

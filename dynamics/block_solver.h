@@ -85,12 +85,10 @@ struct BlockSolverSettings {
   // Islands with at most this many contact blocks always try the exact method first (within
   // its budget): stacks need exact impulses to stand still, and such islands are cheap.
   int always_exact_contacts = 48;
-  // Threads for one big island's iterative sweeps (graph-coloured, so results do not depend
-  // on it); islands below parallel_min_blocks run on one thread. Off by default: on a loaded
-  // 2-core machine the per-colour barriers cost more than they save (measured on
-  // pile_spheres_1k); enable it with a block count such as 2048 on idle many-core machines.
+  // Threads for one big island's iterative sweeps (nested dissection, block_solver_iterative.cpp,
+  // so results do not depend on it); islands below parallel_min_blocks run on one thread.
   int threads = 1;
-  int parallel_min_blocks = 1 << 30;
+  int parallel_min_blocks = 1024;
 };
 
 struct IslandSolveInfo {
@@ -128,10 +126,17 @@ class IslandBlockSolver {
   /// by a symbolic elimination (structure only, fill-in included); stops counting past `cap`
   /// (> 0) and returns a value above it. Same units as BlockSparseLu::factor_block_ops().
   long long estimate_exact_ops(long long cap) const;
+  /// Big islands' sweep groups after a solve (CSR over groups: levels' groups consecutive, the
+  /// parts first; empty when the island was swept in block order). Exposed for tests.
+  const std::vector<int>& sweep_group_start() const { return group_start_; }
+  const std::vector<int>& sweep_group_blocks() const { return group_blocks_; }
+  /// Island body slots of block k (−1: not an unknown of this island). Exposed for tests.
+  const std::array<int, 2>& block_slots(int k) const { return slots_[k]; }
+  static constexpr int kDissectionLevels = 2;  // 4 parts: 4 + 2 + 1 groups on 3 levels
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
 
  private:
-  int local_index(int body) const;  // -1 when not an unknown of this island
+  int local_index(int body) const;  // -1 when not an unknown of this island (while building)
   /// Fills scratch_ with each body's blocks (CSR), the breadth-first depth of every island body
   /// from the bodies anchored to static ones or the world (0), and the visiting order.
   void body_depths() const;
@@ -176,10 +181,12 @@ class IslandBlockSolver {
   void save_start_velocities(const std::vector<RigidBodySim>& bodies);
   void restore_start_velocities(std::vector<RigidBodySim>& bodies) const;
   /// Per-block data of the projected method: local body slots, M⁻¹Jᵀ, inverse diagonal,
-  /// known velocity of non-island bodies, and the colour classes of big islands.
+  /// known velocity of non-island bodies, and the dissection groups of big islands.
   void prepare_iterative(const std::vector<RigidBodySim>& bodies,
                          const BlockSolverSettings& settings);
-  void colour_blocks();
+  /// Groups the blocks of a big island for parallel sweeps (nested dissection, see the .cpp).
+  void dissect_blocks(const std::vector<RigidBodySim>& bodies);
+  void bisect_bodies(const std::vector<RigidBodySim>& bodies, int begin, int end, int label, int depth);
   void find_static_blocks();  // static_blocks_: contacts with static or kinematic bodies
   /// Position level: undoes the part of the displacement `u` that moves block k's island body
   /// deep into its static (or kinematic) contact partner.
@@ -215,6 +222,8 @@ class IslandBlockSolver {
   Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
+  std::vector<int> local_of_;             // per world body: island slot while blocks are built
+  int threads_ = 1;                       // for per-block loops (big islands only: > 1)
   std::vector<ConstraintBlock> blocks_;
   std::vector<std::array<int, 2>> slots_;  // per block: local index of its bodies, −1 = not ours
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ
@@ -279,7 +288,11 @@ class IslandBlockSolver {
                        std::vector<Vec3>& u, bool position_level) const;
   std::vector<Vec3> u_, lambda_, target_, displacement_;
   std::vector<double> corrected_;  // per island body: distance corrected so far this step
-  std::vector<int> colour_start_, colour_order_;  // blocks grouped by colour (big islands)
+  // Big islands: blocks by dissection group (CSR; empty = swept serially in block order).
+  std::vector<int> group_start_, group_blocks_;
+  struct Dissection {
+    std::vector<int> order, part, group;  // bodies by bisection; part per body; group per block
+  } dissection_;
   std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
   // world inertia it was built with, and solve scratch.

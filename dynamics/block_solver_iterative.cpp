@@ -3,9 +3,15 @@
 // impulse projected onto its rows' laws), at the velocity level for the impulse solve and at the
 // position level for post-stabilisation (split impulses: displacements, no velocity change).
 //
-// Big islands are swept colour by colour: a greedy colouring puts blocks that share no island
-// body in one class, so the blocks of a class can be updated in parallel, each writing only its
-// own impulse and its own bodies' slots. The sweep order is the colour order whatever the thread
+// Big islands are swept in parallel by nested dissection: their bodies are split in space into
+// kParts parts by recursive bisection, and each block goes to the smallest subtree that holds
+// both its island bodies. The blocks of one part (level 0), then those across the first
+// separators (level 1), and so on up to the root, are swept in order; the groups of one level
+// touch disjoint bodies, so they run in parallel, each group in ascending block order. Unlike a
+// greedy graph colouring, which scatters a box's four contact points over four colours, most
+// blocks keep their neighbours (manifold points, the bodies around) and their sequential
+// Gauss–Seidel order: at 1 thread a coloured pile_spheres_1k swept 13% slower and ended 18%
+// deeper (0.248 against 0.210 mm). The groups depend on the island only, never on the thread
 // count, so results are bit-identical for 1 or N threads.
 #include <algorithm>
 #include <cmath>
@@ -91,7 +97,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
   }
   iter_.resize(blocks_.size());
   contact_sweep_.resize(blocks_.size());
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     const Mat3 d = diagonal_current_ ? diagonal_[k] : island_diagonal(static_cast<int>(k), bodies);
     Vec3 known_velocity = Vec3::Zero();
@@ -132,7 +138,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       c.regularisation = regularisation_[k];
       c.friction = b.friction;
       c.slot = slots_[k];
-      continue;
+      return;
     }
     IterBlock& it = iter_[k];
     it.known_velocity = known_velocity;
@@ -150,15 +156,14 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
         it.mw[s] = body.inv_inertia_world * b.jw[s].transpose();
       }
     }
-  }
+  });
   prepare_joint_subsystem(bodies, settings);
   find_static_blocks();
-  // Colouring depends on the island's size only, never on the thread count: same sweep order.
+  // The groups depend on the island only, never on the thread count: same sweep order.
   if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
-    colour_blocks();
+    dissect_blocks(bodies);
   } else {
-    colour_start_.clear();
-    colour_order_.clear();
+    group_start_.clear();
   }
   iter_prepared_ = true;
 }
@@ -201,34 +206,62 @@ void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& 
   apply_contact_impulse(cs, cs.basis.row(0).transpose() * delta, u);
 }
 
-void IslandBlockSolver::colour_blocks() {
-  // Greedy colouring in block order: the first class in which none of the block's bodies is
-  // used yet. 64 classes cover any body with fewer than 64 constraints; what is left goes to a
-  // last class that is swept serially.
-  constexpr int kClasses = 64;
-  std::vector<std::uint64_t> used(bodies_.size(), 0);
-  std::vector<int> colour(blocks_.size());
-  std::vector<int> count(kClasses + 1, 0);
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    std::uint64_t taken = 0;
-    for (int s = 0; s < 2; ++s) {
-      if (slots_[k][s] >= 0) taken |= used[slots_[k][s]];
-    }
-    int c = kClasses;
-    if (~taken != 0) c = __builtin_ctzll(~taken);
-    colour[k] = c;
-    count[c] += 1;
-    if (c < kClasses) {
-      for (int s = 0; s < 2; ++s) {
-        if (slots_[k][s] >= 0) used[slots_[k][s]] |= std::uint64_t{1} << c;
-      }
-    }
+void IslandBlockSolver::bisect_bodies(const std::vector<RigidBodySim>& bodies, int begin, int end,
+                                      int label, int depth) {
+  std::vector<int>& order = dissection_.order;
+  if (depth == kDissectionLevels || end - begin < 2) {
+    for (int i = begin; i < end; ++i) dissection_.part[order[i]] = label;
+    return;
   }
-  colour_start_.assign(kClasses + 2, 0);
-  for (int c = 0; c <= kClasses; ++c) colour_start_[c + 1] = colour_start_[c] + count[c];
-  colour_order_.resize(blocks_.size());
-  std::vector<int> fill(colour_start_.begin(), colour_start_.end() - 1);
-  for (size_t k = 0; k < blocks_.size(); ++k) colour_order_[fill[colour[k]]++] = static_cast<int>(k);
+  // Split at the median along the widest extent of these bodies' centres; ties by index keep
+  // the split a function of the island alone.
+  Vec3 lo = bodies[bodies_[order[begin]]].x, hi = lo;
+  for (int i = begin; i < end; ++i) {
+    lo = lo.cwiseMin(bodies[bodies_[order[i]]].x);
+    hi = hi.cwiseMax(bodies[bodies_[order[i]]].x);
+  }
+  int axis = 0;
+  (hi - lo).maxCoeff(&axis);
+  const int mid = begin + (end - begin) / 2;
+  std::nth_element(order.begin() + begin, order.begin() + mid, order.begin() + end, [&](int a, int b) {
+    const double xa = bodies[bodies_[a]].x[axis], xb = bodies[bodies_[b]].x[axis];
+    return xa != xb ? xa < xb : a < b;
+  });
+  const int half = 1 << (kDissectionLevels - depth - 1);
+  bisect_bodies(bodies, begin, mid, label, depth + 1);
+  bisect_bodies(bodies, mid, end, label + half, depth + 1);
+}
+
+void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) {
+  // Parts are labelled so that the first bisection sets the highest bit: two bodies first
+  // separated at depth d differ in bit (levels − 1 − d) and no higher one. A block between parts
+  // x ≠ y belongs to level 1 + (highest bit of x ⊕ y), group x >> level of that level.
+  constexpr int kParts = 1 << kDissectionLevels;
+  const int nb = static_cast<int>(bodies_.size());
+  const int n = static_cast<int>(blocks_.size());
+  Dissection& d = dissection_;
+  d.order.resize(nb);
+  d.part.resize(nb);
+  for (int l = 0; l < nb; ++l) d.order[l] = l;
+  bisect_bodies(bodies, 0, nb, 0, 0);
+  // Groups of level L: kParts >> L of them, numbered after those of the levels below.
+  d.group.resize(n);
+  std::array<int, 2 * kParts> count{};
+  for (int k = 0; k < n; ++k) {
+    const int a = slots_[k][0], b = slots_[k][1];
+    const int x = d.part[a >= 0 ? a : b], y = d.part[b >= 0 ? b : a];
+    int level = 0, offset = 0;
+    if (x != y) level = 32 - __builtin_clz(static_cast<unsigned>(x ^ y));
+    for (int l = 0; l < level; ++l) offset += kParts >> l;
+    d.group[k] = offset + (x >> level);
+    ++count[d.group[k]];
+  }
+  constexpr int kGroups = 2 * kParts - 1;
+  group_start_.assign(kGroups + 1, 0);
+  for (int g = 0; g < kGroups; ++g) group_start_[g + 1] = group_start_[g] + count[g];
+  group_blocks_.resize(n);
+  for (int g = 0; g < kGroups; ++g) count[g] = group_start_[g];
+  for (int k = 0; k < n; ++k) group_blocks_[count[d.group[k]]++] = k;
 }
 
 [[gnu::always_inline]] inline Vec3 IslandBlockSolver::contact_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const {
@@ -331,23 +364,24 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
 void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
                               std::vector<Vec3>& u, bool position_level, int threads) {
   const int n = static_cast<int>(blocks_.size());
-  if (colour_start_.empty()) {
+  if (group_start_.empty()) {
     for (int k = 0; k < n; ++k) iterate_block(k, target, lambda, u, position_level);
   } else {
-    const int classes = static_cast<int>(colour_start_.size()) - 1;
+    constexpr int kParts = 1 << kDissectionLevels;
     const int t = usable_threads(threads);
-    // One parallel region per sweep; the implicit barrier of each `omp for` separates classes.
-    // Blocks of one class touch disjoint bodies, and the last class (overflow) runs serially.
+    // One parallel region per sweep; the implicit barrier of each `omp for` separates levels.
 #pragma omp parallel num_threads(t)
     {
-      for (int c = 0; c + 1 < classes; ++c) {
-#pragma omp for schedule(static)
-        for (int i = colour_start_[c]; i < colour_start_[c + 1]; ++i)
-          iterate_block(colour_order_[i], target, lambda, u, position_level);
+      int first = 0;
+      for (int level = 0; level <= kDissectionLevels; ++level) {
+        const int groups = kParts >> level;
+#pragma omp for schedule(static, 1)
+        for (int g = first; g < first + groups; ++g) {
+          for (int i = group_start_[g]; i < group_start_[g + 1]; ++i)
+            iterate_block(group_blocks_[i], target, lambda, u, position_level);
+        }
+        first += groups;
       }
-#pragma omp single
-      for (int i = colour_start_[classes - 1]; i < colour_start_[classes]; ++i)
-        iterate_block(colour_order_[i], target, lambda, u, position_level);
     }
   }
   if (joint_subsystem_ready_) solve_joint_subsystem(target, lambda, u, position_level);
@@ -383,10 +417,13 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
 double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
                                                const std::vector<Vec3>& lambda,
                                                const std::vector<Vec3>& u) const {
+  // A maximum is the same in any order: big islands reduce it in parallel.
   double worst = 0;
-  for (size_t k = 0; k < blocks_.size(); ++k) {
-    const ConstraintBlock& b = blocks_[k];
-    if (b.contact < 0) continue;
+  const int n = static_cast<int>(blocks_.size());
+  const int t = n < 1024 ? 1 : usable_threads(threads_);
+#pragma omp parallel for reduction(max : worst) num_threads(t) schedule(static) if (t > 1)
+  for (int k = 0; k < n; ++k) {
+    if (blocks_[k].contact < 0) continue;
     const ContactSweep& c = contact_sweep_[k];
     const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
     const double e = target[k][0] - vel - c.regularisation * lambda[k][0];

@@ -10,7 +10,9 @@
 // checked: if the island's largest error grew, the pass is undone and the projected iterative
 // correction (split impulses, unilateral contact rows) does the job instead.
 #include <algorithm>
+#include <atomic>
 
+#include "collision/base/parallel.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/constraint_rows.h"
 
@@ -47,9 +49,9 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
                                          const BlockSolverSettings& settings,
                                          std::vector<Vec3>& target) const {
   // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
-  target.assign(blocks_.size(), Vec3::Zero());
-  bool any = false;
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  target.resize(blocks_.size());
+  std::atomic<bool> any{false};
+  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     Vec3 c = Vec3::Zero();
     if (b.contact >= 0) {
@@ -61,14 +63,14 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
       c = joint_block_position_error(joints[b.joint], b, bodies);
     }
     target[k] = -settings.stabilization * c;
-    if (c.squaredNorm() > 0) any = true;
-  }
-  return any;
+    if (c.squaredNorm() > 0) any.store(true, std::memory_order_relaxed);
+  });
+  return any.load();
 }
 
 void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
                                             const BlockSolverSettings& settings) {
-  for (size_t l = 0; l < bodies_.size(); ++l) {
+  parallel_for(static_cast<std::ptrdiff_t>(bodies_.size()), threads_, [&](std::ptrdiff_t l) {
     RigidBodySim& body = bodies[bodies_[l]];
     // A correction is a small fix of drift, never a teleport: clamp it per pass, and per step
     // to what is left of the body's max_step_correction (the world sets it to the body's
@@ -84,7 +86,7 @@ void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
     body.x += dx;
     body.q = (quat_from_rotation_vector(dq) * body.q).normalized();
     body.refresh_world_inertia();
-  }
+  });
 }
 
 bool IslandBlockSolver::stabilize_exact(std::vector<RigidBodySim>& bodies,
@@ -120,6 +122,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
                                             const std::vector<JointSim>& joints,
                                             const BlockSolverSettings& settings) {
   if (blocks_.empty()) return;
+  threads_ = settings.threads;
   corrected_.assign(bodies_.size(), 0.0);
   if (!exact_) {
     stabilize_iterative(bodies, contacts, joints, settings);

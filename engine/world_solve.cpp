@@ -115,10 +115,11 @@ void World::Impl::solve_contacts(double h) {
   // Islands big enough for parallel sweeps of their own (graph-coloured) run one after another
   // with all threads, the others in parallel with one thread each.
   auto solve_island = [&](std::ptrdiff_t i, int threads) {
-    for (int k : islands[i].contacts) {
-      ContactConstraint& c = contacts[k];
+    const std::vector<int>& island_contacts = islands[i].contacts;
+    parallel_for(static_cast<std::ptrdiff_t>(island_contacts.size()), threads, [&](std::ptrdiff_t n) {
+      ContactConstraint& c = contacts[island_contacts[n]];
       prepare_contact_geometry(c, bodies[c.body_a], bodies[c.body_b], h, restitution_threshold);
-    }
+    });
     BlockSolverSettings settings = block_settings;
     settings.threads = threads;
     island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,

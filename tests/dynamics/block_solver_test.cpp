@@ -191,7 +191,52 @@ TEST(BlockSolverIterative, ConvergesToTheExactSolutionOfAStickingLattice) {
   }
 }
 
-TEST(BlockSolverIterative, ColouredParallelSweepsGiveTheSameBitsForAnyThreadCount) {
+TEST(BlockSolverIterative, DissectionGroupsOfALevelShareNoBody) {
+  // The groups one level sweeps in parallel must touch disjoint island bodies, every block must
+  // be in exactly one group, and each group keeps ascending block order: checked against the
+  // blocks' own body slots, pair by pair.
+  Problem p = lattice(6, 0.5);
+  p.prepare(1e-3);
+  BlockSolverSettings settings;
+  settings.method = BlockMethod::Iterative;
+  settings.parallel_min_blocks = 1;
+  IslandBlockSolver solver;
+  solver.solve_velocities(p.island(), p.bodies, p.contacts, p.joints, 1e-3, settings);
+  const std::vector<int>& start = solver.sweep_group_start();
+  const std::vector<int>& blocks = solver.sweep_group_blocks();
+  constexpr int kParts = 1 << IslandBlockSolver::kDissectionLevels;
+  ASSERT_EQ(static_cast<int>(start.size()), 2 * kParts);  // 2·parts − 1 groups
+  ASSERT_EQ(static_cast<int>(blocks.size()), static_cast<int>(p.contacts.size()));
+  std::vector<int> seen(p.contacts.size(), 0);
+  for (int k : blocks) ++seen[k];
+  for (int count : seen) EXPECT_EQ(count, 1);
+  int first = 0, parallel_groups = 0;
+  for (int level = 0; level <= IslandBlockSolver::kDissectionLevels; ++level) {
+    const int groups = kParts >> level;
+    for (int g = first; g < first + groups; ++g) {
+      parallel_groups += start[g + 1] > start[g] ? 1 : 0;
+      for (int i = start[g] + 1; i < start[g + 1]; ++i) EXPECT_LT(blocks[i - 1], blocks[i]);
+      for (int h = g + 1; h < first + groups; ++h) {
+        for (int i = start[g]; i < start[g + 1]; ++i) {
+          for (int j = start[h]; j < start[h + 1]; ++j) {
+            for (int s : solver.block_slots(blocks[i])) {
+              for (int t : solver.block_slots(blocks[j])) {
+                if (s >= 0) ASSERT_NE(s, t) << "groups " << g << " and " << h << " share a body";
+              }
+            }
+          }
+        }
+      }
+    }
+    first += groups;
+  }
+  // The 216-body lattice really is split: all four parts and both first separators are used.
+  EXPECT_EQ(parallel_groups, 2 * kParts - 1);
+  // Most blocks stay inside a part (swept in parallel at level 0).
+  EXPECT_GT(start[kParts], static_cast<int>(blocks.size()) / 2);
+}
+
+TEST(BlockSolverIterative, DissectedParallelSweepsGiveTheSameBitsForAnyThreadCount) {
   setenv("IMPETUS_IGNORE_LOAD", "1", 1);  // run the parallel path even on a busy machine
   Problem start = lattice(5, 0.5);
   start.prepare(1e-3);
@@ -201,7 +246,7 @@ TEST(BlockSolverIterative, ColouredParallelSweepsGiveTheSameBitsForAnyThreadCoun
     BlockSolverSettings settings;
     settings.method = BlockMethod::Iterative;
     settings.threads = threads;
-    settings.parallel_min_blocks = 1;  // colour even this small island
+    settings.parallel_min_blocks = 1;  // dissect even this small island
     IslandBlockSolver solver;
     solver.solve_velocities(p.island(), p.bodies, p.contacts, p.joints, 1e-3, settings);
     for (RigidBodySim& b : p.bodies) b.x += 1e-3 * b.v - Vec3(0, 0, 0.002);  // overlap to correct

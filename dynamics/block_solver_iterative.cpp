@@ -369,18 +369,35 @@ void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>
   } else {
     constexpr int kParts = 1 << kDissectionLevels;
     const int t = usable_threads(threads);
-    // One parallel region per sweep; the implicit barrier of each `omp for` separates levels.
+    auto sweep_group = [&](int g) {
+      for (int i = group_start_[g]; i < group_start_[g + 1]; ++i)
+        iterate_block(group_blocks_[i], target, lambda, u, position_level);
+    };
+    auto level_offset = [](int level) {
+      int first = 0;
+      for (int l = 0; l < level; ++l) first += kParts >> l;
+      return first;
+    };
+    // A group only has to follow the groups below it in its own subtree. With t threads, each of
+    // the 2^d ≥ t subtrees under depth d is swept by one thread from its parts up to its own
+    // separators without waiting for the others; the separators above depth d follow level by
+    // level. The sweep order within each subtree, and so the result, is the same for any t.
+    int depth = 0;
+    while ((1 << depth) < t && depth < kDissectionLevels) ++depth;
+    const int subtrees = 1 << depth;
+    const int local_levels = kDissectionLevels - depth;  // levels inside one subtree: 0..this
 #pragma omp parallel num_threads(t)
     {
-      int first = 0;
-      for (int level = 0; level <= kDissectionLevels; ++level) {
-        const int groups = kParts >> level;
 #pragma omp for schedule(static, 1)
-        for (int g = first; g < first + groups; ++g) {
-          for (int i = group_start_[g]; i < group_start_[g + 1]; ++i)
-            iterate_block(group_blocks_[i], target, lambda, u, position_level);
+      for (int tree = 0; tree < subtrees; ++tree) {
+        for (int level = 0; level <= local_levels; ++level) {
+          const int per_tree = 1 << (local_levels - level);  // groups of this level in one subtree
+          for (int g = 0; g < per_tree; ++g) sweep_group(level_offset(level) + tree * per_tree + g);
         }
-        first += groups;
+      }
+      for (int level = local_levels + 1; level <= kDissectionLevels; ++level) {
+#pragma omp for schedule(static, 1)
+        for (int g = 0; g < (kParts >> level); ++g) sweep_group(level_offset(level) + g);
       }
     }
   }

@@ -131,7 +131,8 @@ struct World::Impl {
   std::vector<std::vector<int>> ccd_candidates;  // scratch, per fast body
   std::vector<double> ccd_times;           // scratch, per fast body
   std::vector<std::unique_ptr<ExtremeVertexDiagram>> ccd_diagrams;  // per body, built lazily
-  std::vector<ContactConstraint> contacts; // built serially in pair order
+  std::vector<ContactConstraint> contacts; // in pair order, then point order
+  std::vector<int> contact_offsets;        // per pair: its first contact (build_contacts)
   std::vector<CachedImpulse> warm_cache;   // sorted by key
   std::vector<JointSim> joints;           // creation order, no gaps
   DenseIds joint_ids;                     // joints[k]'s JointId

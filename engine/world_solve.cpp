@@ -29,20 +29,28 @@ double World::Impl::contact_slop(int a, int b) const {
 }
 
 void World::Impl::build_contacts() {
-  contacts.clear();
+  // Each pair's points go to consecutive slots from its offset, in pair order whatever the
+  // thread count.
+  contact_offsets.resize(pairs.size() + 1);
+  contact_offsets[0] = 0;
   for (size_t k = 0; k < pairs.size(); ++k) {
-    const Manifold& m = manifolds[k];
-    if (m.count == 0) continue;
-    const int a = pairs[k].first, b = pairs[k].second;
     // A sensor's manifold only feeds its events (world_events.cpp): no response.
-    if (pair_has_sensor(a, b)) continue;
+    const bool responds = !pair_has_sensor(pairs[k].first, pairs[k].second);
+    contact_offsets[k + 1] = contact_offsets[k] + (responds ? manifolds[k].count : 0);
+  }
+  contacts.resize(contact_offsets[pairs.size()]);
+  parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
+    const int count = contact_offsets[k + 1] - contact_offsets[k];
+    if (count == 0) return;
+    const Manifold& m = manifolds[k];
+    const int a = pairs[k].first, b = pairs[k].second;
     const MaterialDef& ma = def.materials[materials[a]];
     const MaterialDef& mb = def.materials[materials[b]];
     // scene-format.md: friction is the geometric mean, restitution the maximum.
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
     const double slop = contact_slop(a, b);
-    for (int p = 0; p < m.count; ++p) {
+    for (int p = 0; p < count; ++p) {
       const ContactPoint& cp = m.points[p];
       ContactConstraint c;
       c.body_a = a;
@@ -67,9 +75,9 @@ void World::Impl::build_contacts() {
         c.tangent_impulse[1] = it->tangent[1];
         c.mode = it->mode;
       }
-      contacts.push_back(c);
+      contacts[contact_offsets[k] + p] = c;
     }
-  }
+  });
 }
 
 void World::Impl::build_awake_islands(std::vector<Island>& out) {

@@ -35,6 +35,8 @@ struct Broadphase::Impl {
   std::vector<btBroadphaseProxy*> proxies;  // by user index; nullptr = absent
   std::vector<Aabb> boxes;
   std::vector<char> is_static;
+  std::vector<int> bucket_start;              // compute_pairs: pairs by first index (counting sort)
+  std::vector<std::pair<int, int>> unsorted;  // compute_pairs: Bullet's pairs, checked
 };
 
 Broadphase::Broadphase() : impl_(std::make_unique<Impl>()) {}
@@ -86,17 +88,35 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out) {
   btOverlappingPairCache* cache = impl_->tree.getOverlappingPairCache();
   const int n = cache->getNumOverlappingPairs();
   btBroadphasePair* pairs = n > 0 ? cache->getOverlappingPairArrayPtr() : nullptr;
-  out.reserve(n);
+  std::vector<std::pair<int, int>>& unsorted = impl_->unsorted;
+  unsorted.clear();
   for (int i = 0; i < n; ++i) {
     int a = static_cast<int>(reinterpret_cast<std::intptr_t>(pairs[i].m_pProxy0->m_clientObject));
     int b = static_cast<int>(reinterpret_cast<std::intptr_t>(pairs[i].m_pProxy1->m_clientObject));
     if (a > b) std::swap(a, b);
     if (impl_->is_static[a] && impl_->is_static[b]) continue;
     if (!impl_->boxes[a].overlaps(impl_->boxes[b])) continue;  // stale pair
-    out.emplace_back(a, b);
+    unsorted.emplace_back(a, b);
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // Sorted by (a, b), duplicates dropped: a counting sort by a (linear in pairs and proxies;
+  // std::sort's n log n was a serial 1-2% of a pile's step), then each a's few b's in place.
+  std::vector<int>& start = impl_->bucket_start;
+  start.assign(impl_->proxies.size() + 1, 0);
+  for (const auto& pair : unsorted) ++start[pair.first + 1];
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  out.resize(unsorted.size());
+  for (const auto& pair : unsorted) out[start[pair.first]++] = pair;
+  // start[a] now ends bucket a; bucket a begins where bucket a − 1 ended.
+  size_t kept = 0, begin = 0;
+  for (size_t a = 0; a + 1 < start.size(); ++a) {
+    const size_t end = static_cast<size_t>(start[a]);
+    std::sort(out.begin() + begin, out.begin() + end);
+    for (size_t i = begin; i < end; ++i) {
+      if (kept == 0 || out[kept - 1] != out[i]) out[kept++] = out[i];
+    }
+    begin = end;
+  }
+  out.resize(kept);
 }
 
 void Broadphase::query_box(const Aabb& box, std::vector<int>& out) const {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include "engine/state_hash.h"
 #include "engine/world.h"
 #include "tools/bench/allocation_counter.h"
+#include "tools/bench/peer_bullet_ratio.h"
 #include "tools/bench/suites.h"
 
 namespace impetus::bench {
@@ -204,6 +206,7 @@ int run_suite_scenes(const BenchOptions& options, BenchReport& report) {
   report.notes.push_back(std::string("allocations_per_step: heap allocations per step at 1 thread "
                                      "over a steady-state window, counting operator new") +
                          (allocation_count_includes_malloc() ? " and malloc" : " only"));
+  std::vector<std::string> ran(std::begin(kScenes), std::end(kScenes));
   for (const char* name : kScenes) ok = bench_scene(name, options, report) && ok;
   if (options.quick) {
     report.notes.push_back(std::string(kLargeScene) + ": full runs only (not with --quick)");
@@ -214,7 +217,9 @@ int run_suite_scenes(const BenchOptions& options, BenchReport& report) {
     if (large != report.figures.end() && small != report.figures.end() && small->second > 0) {
       report.figures[std::string(kLargeScene) + ".cost_vs_1k"] = large->second / small->second;
     }
+    ran.push_back(kLargeScene);
   }
+  add_bullet_peer_ratios(options, ran, report);
   return ok ? 0 : 1;
 }
 

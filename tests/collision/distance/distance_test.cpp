@@ -371,41 +371,71 @@ double triangle_triangle(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>
   return d;
 }
 
+// Whether segment pq passes through triangle abc (generic position: no touching or coplanar
+// cases): p and q on opposite sides of its plane, and pq on the same side of its three edges.
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b,
+                              const Vec3& c) {
+  auto volume = [](const Vec3& w, const Vec3& x, const Vec3& y, const Vec3& z) {
+    return (x - w).dot((y - w).cross(z - w));
+  };
+  if ((volume(a, b, c, p) > 0) == (volume(a, b, c, q) > 0)) return false;
+  const bool s0 = volume(p, q, a, b) > 0, s1 = volume(p, q, b, c) > 0, s2 = volume(p, q, c, a) > 0;
+  return s0 == s1 && s1 == s2;
+}
+
+// Two triangles cross when an edge of one passes through the other.
+bool triangles_cross(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>& b) {
+  for (int i = 0; i < 3; ++i) {
+    if (segment_crosses_triangle(a[i], a[(i + 1) % 3], b[0], b[1], b[2]) ||
+        segment_crosses_triangle(b[i], b[(i + 1) % 3], a[0], a[1], a[2])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 TEST(SignedDistance, MeshAgainstMeshMatchesBruteForce) {
   std::mt19937_64 rng(4242);
   auto ma = testref::sphere_mesh(0.5, 1);
   auto mb = testref::terrain_mesh(rng, 3, 0.6, 0.15);
   Shape a = Shape::triangle_mesh(ma), b = Shape::triangle_mesh(mb);
-  int crossing = 0;
-  for (int i = 0; i < 16; ++i) {
+  // At least 16 cases, and at least 3 of each kind (surfaces crossing, apart): most draws
+  // cross, so draw on until both kinds are there.
+  int crossing = 0, apart = 0;
+  for (int i = 0; i < 16 || crossing < 3 || apart < 3; ++i) {
+    ASSERT_LT(i, 64) << "crossing " << crossing << ", apart " << apart;
     Pose pa, pb;
     pa.orientation = testref::random_rotation(rng);
     pb.orientation = testref::random_rotation(rng);
-    pb.position = testref::random_vector(rng, -1, 1).normalized() * testref::uniform(rng, 0.2, 1.2);
+    const Vec3 dir = testref::random_vector(rng, -1, 1).normalized();
+    pb.position = dir * testref::uniform(rng, 0.2, 1.2);
     std::optional<DistanceResult> r = signed_distance(a, pa, b, pb);
     ASSERT_TRUE(r.has_value());
+    // Brute force: whether any two triangles cross (the open terrain, wider than the sphere,
+    // cannot lie inside it), else the least distance over all pairs.
     double ref = 1e300;
+    bool cross = false;
     for (const auto& ta : ma->triangles) {
       std::array<Vec3, 3> wa = {pa.apply(ma->vertices[ta[0]]), pa.apply(ma->vertices[ta[1]]),
                                 pa.apply(ma->vertices[ta[2]])};
       for (const auto& tb : mb->triangles) {
         std::array<Vec3, 3> wb = {pb.apply(mb->vertices[tb[0]]), pb.apply(mb->vertices[tb[1]]),
                                   pb.apply(mb->vertices[tb[2]])};
+        cross = cross || triangles_cross(wa, wb);
         ref = std::min(ref, triangle_triangle(wa, wb));
       }
     }
     expect_consistent(*r, "mesh-mesh");
-    if (r->distance < 0) {
-      // Surfaces cross (the brute force then finds touching triangles) or the open mesh is
-      // inside the closed one.
+    EXPECT_EQ(r->distance < 0, cross) << i;
+    if (cross) {
+      // The brute force's vertex and edge distances then find touching triangles.
       ++crossing;
-      EXPECT_LT(ref, 1e-6 + std::abs(r->distance));
+      EXPECT_LT(ref, 1e-6 + std::abs(r->distance)) << i;
     } else {
+      ++apart;
       EXPECT_NEAR(r->distance, ref, 1e-8) << i;
     }
   }
-  EXPECT_GT(crossing, 2);
-  EXPECT_LT(crossing, 14);
 }
 
 // ---- properties ------------------------------------------------------------------------------

@@ -15,28 +15,9 @@ namespace {
 
 using testref::RefDistance;
 
-constexpr ShapeType kConvexTypes[] = {ShapeType::Sphere, ShapeType::Capsule, ShapeType::Box,
-                                      ShapeType::Ellipsoid, ShapeType::Convex};
-
-Shape random_shape(ShapeType type, std::mt19937_64& rng) {
-  switch (type) {
-    case ShapeType::Sphere:
-      return Shape::sphere(testref::uniform(rng, 0.2, 0.7));
-    case ShapeType::Capsule:
-      return Shape::capsule(testref::uniform(rng, 0.15, 0.5), testref::uniform(rng, 0.2, 0.7));
-    case ShapeType::Box:
-      return Shape::box(testref::random_vector(rng, 0.15, 0.7));
-    case ShapeType::Ellipsoid:
-      return Shape::ellipsoid(testref::random_vector(rng, 0.2, 0.8));
-    case ShapeType::Convex:
-      return Shape::convex(testref::random_hull(rng));
-    default:
-      break;
-  }
-  return Shape::sphere(1);
-}
-
-double size_of(const Shape& s) { return bounding_radius(s); }
+using testref::kConvexTypes;
+using testref::random_shape;
+using testref::size_of;
 
 // b placed around a at a random direction and a centre distance spread over overlap and gap.
 void random_pair_poses(const Shape& a, const Shape& b, std::mt19937_64& rng, Pose& pa, Pose& pb) {
@@ -215,8 +196,8 @@ TEST(SignedDistance, PlaneAgainstEveryShapeMatchesSupportPoint) {
       pb.orientation = testref::random_rotation(rng);
       // b's centre at a random height around the plane.
       Vec3 on_plane = pp.position + (offset - n.dot(pp.position)) * n;
-      pb.position = on_plane + testref::uniform(rng, -0.3, 1.6) * size_of(b) * n +
-                    testref::random_vector(rng, -1, 1).cross(n);
+      const double height = testref::uniform(rng, -0.3, 1.6) * size_of(b);
+      pb.position = on_plane + height * n + testref::random_vector(rng, -1, 1).cross(n);
       double ref;
       if (b.type == ShapeType::Mesh) {
         ref = 1e300;
@@ -268,8 +249,8 @@ TEST(SignedDistance, MeshAgainstConvexMatchesTriangleMinimum) {
         pm.orientation = testref::random_rotation(rng);
         // b near the surface: a random surface vertex pushed along a random direction.
         Vec3 anchor = pm.apply(mesh->vertices[rng() % mesh->vertices.size()]);
-        pb.position = anchor + testref::random_vector(rng, -1, 1).normalized() *
-                                   testref::uniform(rng, 0.3, 2.0) * size_of(b);
+        const Vec3 dir = testref::random_vector(rng, -1, 1).normalized();
+        pb.position = anchor + dir * testref::uniform(rng, 0.3, 2.0) * size_of(b);
         pb.orientation = testref::random_rotation(rng);
         std::string what = std::string(mesh == closed ? "closed" : "open") + " mesh-" +
                            shape_type_name(tb) + " " + std::to_string(i);
@@ -339,8 +320,9 @@ TEST(SignedDistance, SphereAgainstMeshMatchesPointTriangleDistance) {
   for (int i = 0; i < 100; ++i) {
     Shape ball = Shape::sphere(testref::uniform(rng, 0.05, 0.3));
     Pose pb;
-    pb.position = Vec3(testref::uniform(rng, -1, 1), testref::uniform(rng, -1, 1),
-                       testref::uniform(rng, -0.3, 0.5));
+    const double x = testref::uniform(rng, -1, 1);
+    const double y = testref::uniform(rng, -1, 1);
+    pb.position = Vec3(x, y, testref::uniform(rng, -0.3, 0.5));
     double ref = 1e300;
     for (const auto& t : mesh->triangles) {
       ref = std::min(ref,

@@ -127,9 +127,9 @@ TEST(Collide, MeshAgainstConvexMatchesTriangleBruteForce) {
       // resting and shallow contacts, where the surface's depth is the triangles' own.
       Pose centred{Vec3::Zero(), pb.orientation};
       double below = -up.dot(testref::make_support(b, centred)(-up));
-      pb.position =
-          pm.apply(Vec3(testref::uniform(rng, -0.7, 0.7), testref::uniform(rng, -0.7, 0.7), 0)) +
-          up * (below + testref::uniform(rng, -0.08, 0.1));
+      const double x = testref::uniform(rng, -0.7, 0.7);
+      const double y = testref::uniform(rng, -0.7, 0.7);
+      pb.position = pm.apply(Vec3(x, y, 0)) + up * (below + testref::uniform(rng, -0.08, 0.1));
       const double margin = 0.02;
       std::string what = std::string("mesh-") + shape_type_name(tb) + " " + std::to_string(i);
       // Reference: min over triangles of the triangle–shape signed distance, a triangle that b

@@ -43,8 +43,8 @@ TEST(Collide, ConvexPairsAgreeWithSupportFunctionReference) {
         pa.orientation = testref::random_rotation(rng);
         pb.orientation = testref::random_rotation(rng);
         double reach = size_of(a) + size_of(b);
-        pb.position = pa.position + testref::random_vector(rng, -1, 1).normalized() *
-                                        testref::uniform(rng, 0.2, 1.15) * reach;
+        const Vec3 dir = testref::random_vector(rng, -1, 1).normalized();
+        pb.position = pa.position + dir * testref::uniform(rng, 0.2, 1.15) * reach;
         const double scale = reach;
         const double margin = 0.02 * scale;
         std::string what = std::string(shape_type_name(ta)) + "-" + shape_type_name(tb) + " case " +

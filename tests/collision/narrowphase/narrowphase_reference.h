@@ -21,6 +21,7 @@
 #include "collision/shape/convex_hull.h"
 #include "collision/shape/shape.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus::testref {
 
@@ -341,11 +342,12 @@ inline double mesh_reference_distance(const TriangleMesh& mesh, const Pose& pm, 
 }
 
 // ---- random poses and shapes -------------------------------------------------------------
+// Draws go through tests/random_draws.h, one per statement, so that GCC and clang draw the
+// same cases.
 
 inline Quat random_rotation(std::mt19937_64& rng) {
   std::normal_distribution<double> g(0.0, 1.0);
-  Quat q(g(rng), g(rng), g(rng), g(rng));
-  return q.normalized();
+  return test::draw_quat(g, rng).normalized();
 }
 
 inline double uniform(std::mt19937_64& rng, double lo, double hi) {
@@ -353,7 +355,8 @@ inline double uniform(std::mt19937_64& rng, double lo, double hi) {
 }
 
 inline Vec3 random_vector(std::mt19937_64& rng, double lo, double hi) {
-  return Vec3(uniform(rng, lo, hi), uniform(rng, lo, hi), uniform(rng, lo, hi));
+  std::uniform_real_distribution<double> d(lo, hi);
+  return test::draw_vec3(d, rng);
 }
 
 /// A random convex hull: points on a jittered ellipsoid, 12..30 of them.
@@ -363,12 +366,37 @@ inline std::shared_ptr<const ConvexHull> random_hull(std::mt19937_64& rng) {
   std::vector<Vec3> pts;
   std::normal_distribution<double> g(0.0, 1.0);
   for (int i = 0; i < n; ++i) {
-    Vec3 u(g(rng), g(rng), g(rng));
-    pts.push_back(radii.cwiseProduct(u.normalized()));
+    pts.push_back(radii.cwiseProduct(test::draw_vec3(g, rng).normalized()));
   }
   auto hull = build_convex_hull(pts, nullptr);
   return std::make_shared<const ConvexHull>(*hull);
 }
+
+inline constexpr ShapeType kConvexTypes[] = {ShapeType::Sphere, ShapeType::Capsule, ShapeType::Box,
+                                             ShapeType::Ellipsoid, ShapeType::Convex};
+
+inline Shape random_shape(ShapeType type, std::mt19937_64& rng) {
+  switch (type) {
+    case ShapeType::Sphere:
+      return Shape::sphere(uniform(rng, 0.2, 0.7));
+    case ShapeType::Capsule: {
+      const double radius = uniform(rng, 0.15, 0.5);
+      return Shape::capsule(radius, uniform(rng, 0.2, 0.7));
+    }
+    case ShapeType::Box:
+      return Shape::box(random_vector(rng, 0.15, 0.7));
+    case ShapeType::Ellipsoid:
+      return Shape::ellipsoid(random_vector(rng, 0.2, 0.8));
+    case ShapeType::Convex:
+      return Shape::convex(random_hull(rng));
+    default:
+      break;
+  }
+  return Shape::sphere(1);
+}
+
+/// Bounding radius, the scale of a random pair.
+inline double size_of(const Shape& s) { return bounding_radius(s); }
 
 /// Closed triangulated sphere (octahedron subdivided `levels` times, projected), CCW outward.
 inline std::shared_ptr<const TriangleMesh> sphere_mesh(double radius, int levels) {

@@ -77,19 +77,24 @@ inline void check_hull(const std::vector<Vec3>& points, const ConvexHull& hull) 
     // Every input point on or below every face plane.
     for (const Vec3& p : points) ASSERT_LE(f.normal.dot(p), f.offset + tol);
     // Face vertices on the plane; the loop's own vector area agrees with the normal (CCW seen
-    // from outside); the normal points away from an interior point.
-    Vec3 area = Vec3::Zero();
+    // from outside); the normal points away from an interior point. The area is summed about
+    // the face's centroid: about the origin, a 1e-8 m² face 100 m away loses its direction to
+    // rounding (1e-9 off in the cosine).
     Vec3 centroid = Vec3::Zero();
     for (std::size_t i = 0; i < f.vertices.size(); ++i) {
-      const int a = f.vertices[i], b = f.vertices[(i + 1) % f.vertices.size()];
+      const int a = f.vertices[i];
       ASSERT_GE(a, 0);
       ASSERT_LT(a, v_count);
       used[a] = 1;
       EXPECT_NEAR(f.normal.dot(hull.vertices[a]), f.offset, 1e-6 * extent);
-      area += hull.vertices[a].cross(hull.vertices[b]);
       centroid += hull.vertices[a];
     }
     centroid /= static_cast<double>(f.vertices.size());
+    Vec3 area = Vec3::Zero();
+    for (std::size_t i = 0; i < f.vertices.size(); ++i) {
+      const int a = f.vertices[i], b = f.vertices[(i + 1) % f.vertices.size()];
+      area += (hull.vertices[a] - centroid).cross(hull.vertices[b] - centroid);
+    }
     EXPECT_GT(area.normalized().dot(f.normal), 1 - 1e-9);
     EXPECT_GT(f.normal.dot(centroid - inside), 0);
     // Convex loop: consecutive turns all agree with the normal.

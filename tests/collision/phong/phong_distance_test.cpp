@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -219,11 +220,35 @@ TEST(PhongDistance, BoxCrossingRimBisectorInsideFinePrism) {
   }
 }
 
+// The tessellation step of a hull: the largest angle between the normals of two faces that
+// share an edge [degrees].
+double largest_turn_between_faces_deg(const ConvexHull& hull) {
+  std::map<std::pair<int, int>, int> face_of_edge;
+  double worst = 0;
+  for (int f = 0; f < static_cast<int>(hull.faces.size()); ++f) {
+    const std::vector<int>& loop = hull.faces[f].vertices;
+    for (std::size_t i = 0; i < loop.size(); ++i) {
+      const int a = loop[i], b = loop[(i + 1) % loop.size()];
+      const auto edge = std::make_pair(std::min(a, b), std::max(a, b));
+      const auto [it, first] = face_of_edge.emplace(edge, f);
+      if (!first) {
+        worst = std::max(worst, angle_deg(hull.faces[f].normal, hull.faces[it->second].normal));
+      }
+    }
+  }
+  return worst;
+}
+
 TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
   // Finely tessellated round hulls (1280 triangles): vertex normals are close to the face
-  // normals, so the Phong and Euclidean projections differ by tessellation-level amounts only.
+  // normals, so the Phong and Euclidean projections differ by tessellation-level amounts only:
+  // no more than one step between neighbouring faces of a round hull in the pair (5.8° on the
+  // ball, 8.4° at the egg's pointed ends; the faces of the Minkowski difference turn no faster
+  // than those of its round summands).
   const Shape ball = hull_shape(icosphere_mesh(3, Vec3(1.0, 1.0, 1.0))->vertices);
   const Shape egg = hull_shape(icosphere_mesh(3, Vec3(0.5, 0.4, 0.3))->vertices);
+  const double ball_step = largest_turn_between_faces_deg(*ball.hull);
+  const double egg_step = largest_turn_between_faces_deg(*egg.hull);
   const Shape cube = Shape::box(Vec3(0.05, 0.05, 0.05));
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -242,7 +267,8 @@ TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
     EXPECT_EQ(r.distance > 0, e.distance > 0) << k;
     EXPECT_GE(std::abs(r.distance), std::abs(e.distance) - 1e-9) << k;
     EXPECT_LE(std::abs(r.distance) - std::abs(e.distance), 0.01) << k;
-    EXPECT_LE(angle_deg(r.direction, e.normal), 5.0) << k;
+    EXPECT_LE(angle_deg(r.direction, e.normal), &b == &egg ? std::max(ball_step, egg_step) : ball_step)
+        << k;
     EXPECT_NEAR(distance_after_moving_b(ball, pa, b, pb, r), 0.0, 1e-7) << k;
   }
   EXPECT_GT(separated, 3);

@@ -345,19 +345,9 @@ inline double mesh_reference_distance(const TriangleMesh& mesh, const Pose& pm, 
 // Draws go through tests/random_draws.h, one per statement, so that GCC and clang draw the
 // same cases.
 
-inline Quat random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  return test::draw_quat(g, rng).normalized();
-}
-
-inline double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-inline Vec3 random_vector(std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  return test::draw_vec3(d, rng);
-}
+using test::random_rotation;
+using test::random_vector;
+using test::uniform;
 
 /// A random convex hull: points on a jittered ellipsoid, 12..30 of them.
 inline std::shared_ptr<const ConvexHull> random_hull(std::mt19937_64& rng) {

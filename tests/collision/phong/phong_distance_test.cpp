@@ -21,6 +21,7 @@
 #include "collision/distance/distance.h"
 #include "collision/shape/procedural_mesh.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -60,12 +61,7 @@ double distance_after_moving_b(const Shape& a, const Pose& pa, const Shape& b, P
   return euclidean(a, pa, b, pb).distance;
 }
 
-Quat random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vec3 axis(u(rng), u(rng), u(rng));
-  if (axis.norm() < 1e-3) axis = Vec3::UnitX();
-  return Quat(Eigen::AngleAxisd(kPi * u(rng), axis.normalized()));
-}
+using test::random_rotation;  // one draw per statement (tests/random_draws.h)
 
 TEST(PhongDistance, BoxBoxOnFaceAxisMatchesClosedForm) {
   // D = B ⊕ −A is a box of half extents (0.7, 1.3, 2.4) centred at c = pb − pa. With c on D's
@@ -103,14 +99,12 @@ TEST(PhongDistance, SeparatedAndOverlappingBoxesAgreeWithGjkEpaSign) {
   int separated = 0, overlapping = 0, converged = 0;
   const int count = 60;
   for (int k = 0; k < count; ++k) {
-    const Shape a = Shape::box(Vec3(0.2 + 0.3 * std::abs(u(rng)), 0.2 + 0.3 * std::abs(u(rng)),
-                                    0.2 + 0.3 * std::abs(u(rng))));
-    const Shape b = Shape::box(Vec3(0.1 + 0.3 * std::abs(u(rng)), 0.1 + 0.3 * std::abs(u(rng)),
-                                    0.1 + 0.3 * std::abs(u(rng))));
+    const Shape a = Shape::box(Vec3::Constant(0.2) + 0.3 * test::draw_vec3(u, rng).cwiseAbs());
+    const Shape b = Shape::box(Vec3::Constant(0.1) + 0.3 * test::draw_vec3(u, rng).cwiseAbs());
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng));
+    pb.position = test::draw_vec3(u, rng);
     const PhongDistanceResult r = phong_distance(a, pa, b, pb);
     const DistanceResult e = euclidean(a, pa, b, pb);
     if (std::abs(e.distance) < 1e-6) continue;
@@ -258,7 +252,7 @@ TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng)) * 1.4;
+    pb.position = test::draw_vec3(u, rng) * 1.4;
     const PhongDistanceResult r = phong_distance(ball, pa, b, pb);
     const DistanceResult e = euclidean(ball, pa, b, pb);
     if (std::abs(e.distance) < 1e-3) continue;
@@ -284,7 +278,7 @@ TEST(PhongDistance, WarmStartGivesTheColdAnswer) {
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng)) * 1.2;
+    pb.position = test::draw_vec3(u, rng) * 1.2;
     const PhongDistanceResult cold = phong_distance(egg_a, pa, egg_b, pb);
     ASSERT_TRUE(cold.converged) << k;
     // The previous frame's direction: the cold one tilted by a few degrees.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collision/shape/convex_hull.h"
+#include "tests/random_draws.h"
 
 namespace impetus::hull_test {
 
@@ -148,15 +149,15 @@ inline std::vector<Vec3> random_cloud(std::mt19937_64& rng, int kind, int n) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::normal_distribution<double> g(0.0, 1.0);
   std::vector<Vec3> points;
-  const Quat q = Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-  const Vec3 offset(u(rng) * 100, u(rng) * 100, u(rng) * 100);
+  const Quat q = test::draw_quat(g, rng).normalized();
+  const Vec3 offset = test::draw_vec3(u, rng) * 100;
   while (static_cast<int>(points.size()) < n) {
     Vec3 p;
     switch (kind) {
-      case 0: p = Vec3(u(rng), u(rng), u(rng)); break;                 // cube
-      case 1: p = Vec3(u(rng), u(rng), u(rng)); if (p.norm() > 1) continue; break;  // ball
-      case 2: p = Vec3(g(rng), g(rng), g(rng)).normalized(); break;    // sphere surface
-      default: p = Vec3(3 * g(rng), 0.5 * g(rng), 0.05 * g(rng)); break;  // flat-ish Gaussian
+      case 0: p = test::draw_vec3(u, rng); break;                                 // cube
+      case 1: p = test::draw_vec3(u, rng); if (p.norm() > 1) continue; break;     // ball
+      case 2: p = test::draw_vec3(g, rng).normalized(); break;                    // sphere surface
+      default: p = test::draw_vec3(g, rng).cwiseProduct(Vec3(3, 0.5, 0.05)); break;  // flat-ish
     }
     points.push_back(q * p + offset);
   }

@@ -43,6 +43,14 @@ double uniform(Rng& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
 }
 
+/// Coordinate k uniform in [lo[k], hi[k]) (exactly lo[k] where they are equal), x first.
+template <class Rng>
+Vec3 uniform_in_box(Rng& rng, const Vec3& lo, const Vec3& hi) {
+  Vec3 v;
+  for (int k = 0; k < 3; ++k) v[k] = lo[k] == hi[k] ? lo[k] : uniform(rng, lo[k], hi[k]);
+  return v;
+}
+
 /// Each coordinate uniform in [lo, hi).
 template <class Rng>
 Vec3 random_vector(Rng& rng, double lo, double hi) {

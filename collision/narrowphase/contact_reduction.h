@@ -9,8 +9,9 @@ namespace impetus {
 
 /// Keeps at most 4 of points[0..n) in points[0..k), returns k: the deepest point (lowest
 /// separation; among equally deep ones the farthest from the centroid), the point farthest
-/// from it, the point spanning the largest
-/// triangle with those two, then the point farthest outside that triangle. For one-normal
+/// from it, the point spanning the largest triangle with those two, then the point farthest
+/// outside that triangle. Equal scores (within a relative 1e-9) go to the deeper point, then
+/// to the earlier one, so that the kept set does not depend on rounding. For one-normal
 /// manifolds; positions are point_a.
 int reduce_to_four(ContactPoint* points, int n);
 

@@ -13,6 +13,7 @@ namespace {
 
 using cloth_test::random_vec;
 using cloth_test::uniform;
+using test::uniform_in_box;
 
 double triple(const Vec3& a, const Vec3& b, const Vec3& c) { return a.cross(b).dot(c); }
 
@@ -56,11 +57,11 @@ TEST(Ccd, VertexTriangleMatchesDenseTimeSampling) {
   int hits = 0, misses = 0;
   const double eta = 1e-6;
   for (int trial = 0; trial < 600; ++trial) {
-    const Vec3 a(uniform(rng, -1, 0), uniform(rng, -1, 0), uniform(rng, -0.2, 0.2));
-    const Vec3 b(uniform(rng, 0.2, 1), uniform(rng, -1, 0), uniform(rng, -0.2, 0.2));
-    const Vec3 c(uniform(rng, -0.5, 0.5), uniform(rng, 0.3, 1), uniform(rng, -0.2, 0.2));
-    const Vec3 p(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, 0.3, 1.0));
-    const Vec3 dp(uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -2.0, -0.5));
+    const Vec3 a = uniform_in_box(rng, Vec3(-1, -1, -0.2), Vec3(0, 0, 0.2));
+    const Vec3 b = uniform_in_box(rng, Vec3(0.2, -1, -0.2), Vec3(1, 0, 0.2));
+    const Vec3 c = uniform_in_box(rng, Vec3(-0.5, 0.3, -0.2), Vec3(0.5, 1, 0.2));
+    const Vec3 p = uniform_in_box(rng, Vec3(-1, -1, 0.3), Vec3(1, 1, 1.0));
+    const Vec3 dp = uniform_in_box(rng, Vec3(-1, -1, -2.0), Vec3(1, 1, -0.5));
     const Vec3 da = 0.3 * random_vec(rng), db = 0.3 * random_vec(rng), dc = 0.3 * random_vec(rng);
     bool ambiguous = false;
     const double t_ref = reference_vf_crossing(p, a, b, c, dp, da, db, dc, 1e-3, &ambiguous);
@@ -123,12 +124,13 @@ TEST(Ccd, EdgeEdgeMatchesDenseTimeSampling) {
   int hits = 0, misses = 0;
   const double eta = 1e-6;
   for (int trial = 0; trial < 600; ++trial) {
-    const Vec3 p0(-1, uniform(rng, -0.6, 0.6), uniform(rng, 0.2, 0.6));
-    const Vec3 p1(1, uniform(rng, -0.6, 0.6), uniform(rng, 0.2, 0.6));
-    const Vec3 q0(uniform(rng, -0.6, 0.6), -1, uniform(rng, -0.2, 0.2));
-    const Vec3 q1(uniform(rng, -0.6, 0.6), 1, uniform(rng, -0.2, 0.2));
-    const Vec3 dp0(uniform(rng, -0.5, 0.5), uniform(rng, -1.5, 1.5), uniform(rng, -1.5, -0.3));
-    const Vec3 dp1(uniform(rng, -0.5, 0.5), uniform(rng, -1.5, 1.5), uniform(rng, -1.5, -0.3));
+    // Edge ends on the x = ±1 and y = ±1 lines: the fixed coordinate's range is a point.
+    const Vec3 p0 = uniform_in_box(rng, Vec3(-1, -0.6, 0.2), Vec3(-1, 0.6, 0.6));
+    const Vec3 p1 = uniform_in_box(rng, Vec3(1, -0.6, 0.2), Vec3(1, 0.6, 0.6));
+    const Vec3 q0 = uniform_in_box(rng, Vec3(-0.6, -1, -0.2), Vec3(0.6, -1, 0.2));
+    const Vec3 q1 = uniform_in_box(rng, Vec3(-0.6, 1, -0.2), Vec3(0.6, 1, 0.2));
+    const Vec3 dp0 = uniform_in_box(rng, Vec3(-0.5, -1.5, -1.5), Vec3(0.5, 1.5, -0.3));
+    const Vec3 dp1 = uniform_in_box(rng, Vec3(-0.5, -1.5, -1.5), Vec3(0.5, 1.5, -0.3));
     const Vec3 dq0 = 0.3 * random_vec(rng), dq1 = 0.3 * random_vec(rng);
     bool ambiguous = false;
     const double t_ref = reference_ee_crossing(p0, p1, q0, q1, dp0, dp1, dq0, dq1, 1e-3, &ambiguous);

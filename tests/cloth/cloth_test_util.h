@@ -12,23 +12,17 @@
 #include "cloth/rigid_collider.h"
 #include "collision/base/math.h"
 #include "collision/distance/point_shape_distance.h"
+#include "tests/random_draws.h"
 
 namespace impetus::cloth_test {
 
+// One draw per statement (tests/random_draws.h): GCC and clang draw the same cases.
 inline Vec3 random_vec(std::mt19937_64& rng, double lo = -1.0, double hi = 1.0) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  return Vec3(d(rng), d(rng), d(rng));
+  return test::random_vector(rng, lo, hi);
 }
 
-inline Vec3 random_unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> d(0.0, 1.0);
-  Vec3 v(d(rng), d(rng), d(rng));
-  return v.normalized();
-}
-
-inline double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
+using test::random_unit;
+using test::uniform;
 
 /// Parameters of the shared benchmark scenes (cloth_hang_64.json / cloth_drape_sphere.json).
 inline ClothParams scene_params() {

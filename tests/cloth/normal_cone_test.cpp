@@ -86,7 +86,10 @@ TEST(NormalCone, MinimumConeIsMinimalAndContaining) {
     const Vec3 center = random_unit(rng);
     const double spread = uniform(rng, 0.05, 1.2);
     std::array<Vec3, 5> pts;
-    for (Vec3& p : pts) p = sample_in_cone(rng, center, spread) * uniform(rng, 0.1, 3.0);
+    for (Vec3& p : pts) {
+      p = sample_in_cone(rng, center, spread);  // one draw per statement: direction, then length
+      p *= uniform(rng, 0.1, 3.0);
+    }
     const NormalCone c = minimum_cone(pts);
     ASSERT_FALSE(c.full());
     for (const Vec3& p : pts) EXPECT_LE(angle_between(c.axis, p), c.angle + 1e-12);

@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 
 #include "dynamics/block_sparse_lu.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -75,7 +76,7 @@ RandomIsland make_island(int bodies, int extra, std::uint64_t seed) {
   isl.rhs.resize(n);
   isl.dense_rhs.resize(3 * n);
   for (int i = 0; i < n; ++i) {
-    isl.rhs[i] = Vec3(u(rng), u(rng), u(rng));
+    isl.rhs[i] = test::draw_vec3(u, rng);
     isl.dense_rhs.segment<3>(3 * i) = isl.rhs[i];
   }
   return isl;

@@ -110,10 +110,15 @@ std::vector<BodyId> box_pile(World& world, int n, int layers, double half) {
   for (int k = 0; k < layers; ++k)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
-        Vec3 p(-0.5 * (n - 1) * spacing + i * spacing + 0.02 * (rng.next() - 0.5),
-               -0.5 * (n - 1) * spacing + j * spacing + 0.02 * (rng.next() - 0.5), 0.2 + k * spacing);
+        // One draw per statement: the operands of one expression are evaluated in no fixed order.
+        const double jx = rng.next();
+        const double jy = rng.next();
+        Vec3 p(-0.5 * (n - 1) * spacing + i * spacing + 0.02 * (jx - 0.5),
+               -0.5 * (n - 1) * spacing + j * spacing + 0.02 * (jy - 0.5), 0.2 + k * spacing);
         BodyDef def = test::make_body("b" + std::to_string(boxes.size()), Shape::box(Vec3(0.1, 0.1, 0.1)), p);
-        def.orientation = Quat(Eigen::AngleAxisd(0.35, Vec3(rng.next(), rng.next(), 1).normalized()));
+        const double ax = rng.next();
+        const double ay = rng.next();
+        def.orientation = Quat(Eigen::AngleAxisd(0.35, Vec3(ax, ay, 1).normalized()));
         boxes.push_back(world.create_body(def));
       }
   return boxes;
@@ -238,8 +243,10 @@ TEST_P(Scale, SpherePileOverlapIsBelowOnePercentOfTheSize) {
   for (int k = 0; k < 5; ++k)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {
-        Vec3 p((-0.5 * (n - 1) + i) * 3 * r + 0.2 * r * (rng.next() - 0.5),
-               (-0.5 * (n - 1) + j) * 3 * r + 0.2 * r * (rng.next() - 0.5), 2 * r + 3 * r * k);
+        const double jx = rng.next();  // one draw per statement
+        const double jy = rng.next();
+        Vec3 p((-0.5 * (n - 1) + i) * 3 * r + 0.2 * r * (jx - 0.5),
+               (-0.5 * (n - 1) + j) * 3 * r + 0.2 * r * (jy - 0.5), 2 * r + 3 * r * k);
         balls.push_back(world.create_body(test::make_body("s" + std::to_string(balls.size()), Shape::sphere(r), p)));
       }
   // Time for the pile to settle: 3 s, longer for big bodies (falls scale with sqrt(size / g)).

@@ -30,8 +30,11 @@ TEST(CollisionFilter, ShouldCollideMatchesTheRuleOnRandomFilters) {
   // Few bits and few groups, so that every branch of the rule is met often.
   auto random_filter = [&rng] {
     Filter f;
-    f.category = std::uint64_t{1} << (rng() % 4) | (rng() % 8 == 0 ? std::uint64_t{1} << 63 : 0);
-    f.mask = rng() % 16 | (rng() % 2 ? std::uint64_t{1} << 63 : 0);
+    // One draw per statement: operands of one expression are evaluated in no fixed order.
+    f.category = std::uint64_t{1} << (rng() % 4);
+    if (rng() % 8 == 0) f.category |= std::uint64_t{1} << 63;
+    f.mask = rng() % 16;
+    if (rng() % 2) f.mask |= std::uint64_t{1} << 63;
     if (rng() % 10 == 0) f.mask = ~std::uint64_t{0};
     f.group = static_cast<int>(rng() % 5) - 2;
     return f;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/dynamics/world_test_util.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -190,14 +191,16 @@ Box make_box(int threads, int count) {
   std::vector<Vec3> centres;
   while (static_cast<int>(centres.size()) < count) {
     const double r = 0.06 + 0.06 * unit(rng);
-    const Vec3 c(-0.85 + 1.7 * unit(rng), -0.85 + 1.7 * unit(rng), 0.2 + 0.2 * count * unit(rng) / 3);
+    const Vec3 d = test::draw_vec3(unit, rng);  // one draw per statement
+    const Vec3 c(-0.85 + 1.7 * d.x(), -0.85 + 1.7 * d.y(), 0.2 + 0.2 * count * d.z() / 3);
     bool free = true;
     for (std::size_t k = 0; k < centres.size(); ++k)
       free = free && (c - centres[k]).norm() > r + s.radii[s.radii.size() - centres.size() + k] + 0.01;
     if (!free) continue;
     BodyDef ball = test::make_body("ball" + std::to_string(centres.size()), Shape::sphere(r), c);
-    ball.linear_velocity = Vec3(6 * unit(rng) - 3, 6 * unit(rng) - 3, 2 * unit(rng) - 1);
-    ball.angular_velocity = Vec3(unit(rng), unit(rng), unit(rng));
+    const Vec3 v = test::draw_vec3(unit, rng);
+    ball.linear_velocity = Vec3(6 * v.x() - 3, 6 * v.y() - 3, 2 * v.z() - 1);
+    ball.angular_velocity = test::draw_vec3(unit, rng);
     w.create_body(ball);
     centres.push_back(c);
     s.radii.push_back(r);

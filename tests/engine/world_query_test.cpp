@@ -20,6 +20,7 @@
 #include "collision/distance/distance.h"
 #include "collision/shape/procedural_mesh.h"
 #include "engine/world.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -146,25 +147,9 @@ std::string numbered(const char* prefix, int i) {
   return name;
 }
 
-double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-Vec3 random_vector(std::mt19937_64& rng, double lo, double hi) {
-  Vec3 v;
-  for (int k = 0; k < 3; ++k) v[k] = uniform(rng, lo, hi);
-  return v;
-}
-
-Quat random_orientation(std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  Quat q;
-  q.w() = normal(rng);
-  q.x() = normal(rng);
-  q.y() = normal(rng);
-  q.z() = normal(rng);
-  return q.normalized();
-}
+using test::random_rotation;
+using test::random_vector;
+using test::uniform;
 
 std::shared_ptr<const ConvexHull> random_hull(std::mt19937_64& rng) {
   std::vector<Vec3> points;
@@ -223,7 +208,7 @@ Scene make_scene(int threads, int steps) {
         b.name = numbered("b", k);
         b.shape = random_shape(kind, rng);
         b.position = 2.5 * Vec3(ix - 1.5, iy - 1.5, iz - 1.5) + random_vector(rng, -0.3, 0.3);
-        b.orientation = random_orientation(rng);
+        b.orientation = random_rotation(rng);
         const int m = kind == 5 ? k % 2 : k % 3;  // meshes: static or kinematic
         b.motion = m == 0 ? MotionType::Static : m == 1 ? MotionType::Kinematic : MotionType::Dynamic;
         if (b.motion != MotionType::Static) {
@@ -355,7 +340,7 @@ TEST(WorldQuery, OverlapMatchesPairwiseSignedDistance) {
     const int near = static_cast<int>(uniform(rng, 0, 63.999));
     Vec3 position = s.poses[near].position + random_vector(rng, -0.9, 0.9);
     if (q % 8 == 7) position.z() = uniform(rng, -6.2, -5.0);  // about the ground plane
-    const Quat orientation = random_orientation(rng);
+    const Quat orientation = random_rotation(rng);
     const QueryFilter filter = filter_for(q);
     const std::vector<BodyId> found = s.world->overlap(shape, position, orientation, filter);
     for (std::size_t k = 1; k < found.size(); ++k) EXPECT_LT(found[k - 1].index, found[k].index);
@@ -441,7 +426,7 @@ TEST(WorldQuery, ShapeCastMatchesSampledFirstContact) {
     const Shape shape = random_shape(q % 6, rng);
     Vec3 start = random_vector(rng, -7, 7);
     start.z() = std::max(start.z(), -4.0);  // above the ground plane
-    const Quat orientation = random_orientation(rng);
+    const Quat orientation = random_rotation(rng);
     Vec3 translation;
     if (q % 4 != 3) {
       translation = towards_a_body(rng, s, start, 0.5, 0.5, 1.5);
@@ -542,7 +527,7 @@ TEST(WorldQuery, ResultsIdenticalForOneAndTwoThreads) {
       EXPECT_EQ(ha[k].normal, hb[k].normal);
     }
     const Shape shape = random_shape(q % 6, rng);
-    const Quat orientation = random_orientation(rng);
+    const Quat orientation = random_rotation(rng);
     EXPECT_EQ(a.world->overlap(shape, origin, orientation), b.world->overlap(shape, origin, orientation));
     const std::optional<ShapeCastHit> ca = a.world->shape_cast(shape, origin, orientation, translation);
     const std::optional<ShapeCastHit> cb = b.world->shape_cast(shape, origin, orientation, translation);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "tests/random_draws.h"
+
 namespace impetus {
 namespace {
 
@@ -68,9 +70,10 @@ TEST(RobustPredicates, AntisymmetricUnderOddPermutations) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int trial = 0; trial < 5000; ++trial) {
-    Vec3 a(u(rng), u(rng), u(rng)), b(u(rng), u(rng), u(rng)), c(u(rng), u(rng), u(rng));
+    const Vec3 a = test::draw_vec3(u, rng), b = test::draw_vec3(u, rng), c = test::draw_vec3(u, rng);
     // A point computed on the plane in floating point: off it by rounding only.
-    Vec3 p = a + u(rng) * (b - a) + u(rng) * (c - a);
+    const double s_b = u(rng);
+    const Vec3 p = a + s_b * (b - a) + u(rng) * (c - a);
     const int s = orient3d_sign(a, b, c, p);
     EXPECT_EQ(orient3d_sign(b, a, c, p), -s);
     EXPECT_EQ(orient3d_sign(a, c, b, p), -s);

@@ -6,18 +6,12 @@
 #include <random>
 
 #include "collision/broadphase/broadphase.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
 
-// Three draws of `d`, sequenced x, y, z: the order in which a constructor's arguments are
-// evaluated is unspecified, and compilers differ, so draws inside one call give other cases.
-Vec3 draw_vec3(std::uniform_real_distribution<double>& d, std::mt19937_64& rng) {
-  const double x = d(rng);
-  const double y = d(rng);
-  const double z = d(rng);
-  return Vec3(x, y, z);
-}
+using test::draw_vec3;
 
 TEST(Broadphase, PairsEqualBruteForceOverlapsSortedAndStaticStaticExcluded) {
   std::mt19937_64 rng(7);

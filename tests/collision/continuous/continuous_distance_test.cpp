@@ -17,6 +17,7 @@
 #include "collision/shape/convex_hull.h"
 #include "collision/distance/distance.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -140,15 +141,20 @@ void expect_capsule_value_at_time(const CapsuleCase& c, const McdResult& r) {
 TEST(CapsuleSignedDistance, MatchesReferenceOnRandomPoses) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  // Radius drawn before length (one draw per statement: see tests/random_draws.h).
+  auto draw_capsule = [&](bool zero_length) {
+    const double radius = 0.1 + 0.2 * std::abs(u(rng));
+    return Shape::capsule(radius, zero_length ? 0.0 : std::abs(u(rng)));
+  };
   for (int i = 0; i < 2000; ++i) {
-    const Shape a = i % 7 == 0 ? Shape::sphere(0.3) : Shape::capsule(0.1 + 0.2 * std::abs(u(rng)), std::abs(u(rng)));
-    const Shape b = Shape::capsule(0.1 + 0.2 * std::abs(u(rng)), i % 5 == 0 ? 0.0 : std::abs(u(rng)));
+    const Shape a = i % 7 == 0 ? Shape::sphere(0.3) : draw_capsule(false);
+    const Shape b = draw_capsule(i % 5 == 0);
     Pose pa, pb;
-    pa.position = Vec3(u(rng), u(rng), u(rng));
-    pb.position = Vec3(u(rng), u(rng), u(rng));
-    pa.orientation = Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
+    pa.position = test::draw_vec3(u, rng);
+    pb.position = test::draw_vec3(u, rng);
+    pa.orientation = test::draw_angle_axis(u, rng, 3);
     pb.orientation = i % 11 == 0 ? pa.orientation  // parallel cores
-                                 : Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
+                                 : test::draw_angle_axis(u, rng, 3);
     const CapsuleDistance d = capsule_signed_distance(a, pa, b, pb);
     EXPECT_NEAR(d.distance, reference_capsule_distance(a, pa, b, pb), 1e-12) << i;
     if (d.distance + a.radius + b.radius > 1e-9) {
@@ -254,18 +260,24 @@ TEST(McdCapsules, RandomCasesAlwaysBracketTheTruth) {
   int separated = 0, penetrating = 0, gss_misses = 0;
   long long evals_ca = 0, evals_hy = 0, evals_as = 0, evals_gs = 0;
   const int cases = 40;
+  // One draw per statement (see tests/random_draws.h): radius before length; position,
+  // orientation, velocity, spin in that order.
+  auto draw_capsule = [&]() {
+    const double radius = 0.05 + 0.3 * std::abs(u(rng));
+    return Shape::capsule(radius, 0.2 + 0.8 * std::abs(u(rng)));
+  };
+  auto draw_motion = [&]() {
+    const Vec3 position = test::draw_vec3(u, rng) * 1.5;
+    const Quat orientation = test::draw_angle_axis(u, rng, 3);
+    const Vec3 velocity = test::draw_vec3(u, rng) * 1.5;
+    return make_motion(position, orientation, velocity, test::draw_vec3(u, rng) * 5.0);
+  };
   for (int i = 0; i < cases; ++i) {
     CapsuleCase c;
-    c.a = Shape::capsule(0.05 + 0.3 * std::abs(u(rng)), 0.2 + 0.8 * std::abs(u(rng)));
-    c.b = i % 6 == 0 ? Shape::sphere(0.1 + 0.3 * std::abs(u(rng)))
-                     : Shape::capsule(0.05 + 0.3 * std::abs(u(rng)), 0.2 + 0.8 * std::abs(u(rng)));
-    auto random_quat = [&]() {
-      return Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
-    };
-    c.ma = make_motion(Vec3(u(rng), u(rng), u(rng)) * 1.5, random_quat(),
-                       Vec3(u(rng), u(rng), u(rng)) * 1.5, Vec3(u(rng), u(rng), u(rng)) * 5.0);
-    c.mb = make_motion(Vec3(u(rng), u(rng), u(rng)) * 1.5, random_quat(),
-                       Vec3(u(rng), u(rng), u(rng)) * 1.5, Vec3(u(rng), u(rng), u(rng)) * 5.0);
+    c.a = draw_capsule();
+    c.b = i % 6 == 0 ? Shape::sphere(0.1 + 0.3 * std::abs(u(rng))) : draw_capsule();
+    c.ma = draw_motion();
+    c.mb = draw_motion();
     c.t0 = i % 4 == 0 ? 0.5 : 0.0;  // absolute times: the poses are given at t = 0
     c.t1 = c.t0 + 1.0;
     const Truth truth = capsule_truth(c);
@@ -315,21 +327,30 @@ TEST(McdCapsules, RandomCasesAlwaysBracketTheTruth) {
 TEST(McdCapsules, FastSpinningLongCapsulesAreCertified) {
   std::mt19937 rng(20261126);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto unit = [&]() { return Vec3(u(rng), u(rng), u(rng)).normalized(); };
+  auto unit = [&]() { return test::draw_vec3(u, rng).normalized(); };
+  // One draw per statement (see tests/random_draws.h): radius before length; orientation,
+  // velocity, spin axis in that order.
+  auto draw_capsule = [&]() {
+    const double radius = 0.05 + 0.1 * std::abs(u(rng));
+    return Shape::capsule(radius, 1.4 + 0.6 * std::abs(u(rng)));
+  };
   int penetrating = 0, several_minima = 0;
   long long max_evaluations[2] = {0, 0};
   const int cases = 24;
   for (int i = 0; i < cases; ++i) {
     CapsuleCase c;
-    c.a = Shape::capsule(0.05 + 0.1 * std::abs(u(rng)), 1.4 + 0.6 * std::abs(u(rng)));
-    c.b = Shape::capsule(0.05 + 0.1 * std::abs(u(rng)), 1.4 + 0.6 * std::abs(u(rng)));
+    c.a = draw_capsule();
+    c.b = draw_capsule();
     const double spin_a = 14 + 6 * std::abs(u(rng)), spin_b = 14 + 6 * std::abs(u(rng));
-    c.ma = make_motion(Vec3::Zero(), Quat(Eigen::AngleAxisd(3 * u(rng), unit())),
-                       0.3 * Vec3(u(rng), u(rng), u(rng)), spin_a * unit());
+    const Quat qa = test::draw_angle_axis(u, rng, 3);
+    const Vec3 va = 0.3 * test::draw_vec3(u, rng);
+    c.ma = make_motion(Vec3::Zero(), qa, va, spin_a * unit());
     // Centres 0.3–1.5 m apart: the spinning cores sweep through each other's reach many times.
-    c.mb = make_motion((0.3 + 1.2 * std::abs(u(rng))) * unit(),
-                       Quat(Eigen::AngleAxisd(3 * u(rng), unit())),
-                       0.3 * Vec3(u(rng), u(rng), u(rng)), spin_b * unit());
+    const double reach = 0.3 + 1.2 * std::abs(u(rng));
+    const Vec3 xb = reach * unit();
+    const Quat qb = test::draw_angle_axis(u, rng, 3);
+    const Vec3 vb = 0.3 * test::draw_vec3(u, rng);
+    c.mb = make_motion(xb, qb, vb, spin_b * unit());
     const Truth truth = capsule_truth(c, 200000);
     if (truth.value < 0) ++penetrating;
     // Count the sampled local minima (a coarse look at how multimodal the case is).
@@ -430,7 +451,9 @@ TEST(McdAdaptiveSubdivision, ConvexPairsMatchDenseSampling) {
   std::vector<Vec3> points;
   std::mt19937 rng(17);
   std::normal_distribution<double> g(0.0, 1.0);
-  for (int i = 0; i < 40; ++i) points.push_back(Vec3(g(rng), g(rng), 0.5 * g(rng)).normalized() * 0.6);
+  for (int i = 0; i < 40; ++i) {
+    points.push_back(test::draw_vec3(g, rng).cwiseProduct(Vec3(1, 1, 0.5)).normalized() * 0.6);
+  }
   const std::optional<ConvexHull> hull = build_convex_hull(points, &error);
   ASSERT_TRUE(hull.has_value()) << error;
   const Shape convex = Shape::convex(std::make_shared<ConvexHull>(*hull));

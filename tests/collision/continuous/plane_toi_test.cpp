@@ -14,6 +14,7 @@
 #include "collision/continuous/extreme_vertex_diagram.h"
 #include "collision/continuous/plane_toi.h"
 #include "collision/continuous/rigid_motion.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -61,7 +62,7 @@ Reference dense_reference(const ConvexHull& hull, const RigidMotion& m, const Ve
 std::vector<Vec3> sphere_points(int count, std::mt19937& rng, double radius) {
   std::normal_distribution<double> g(0.0, 1.0);
   std::vector<Vec3> p;
-  for (int i = 0; i < count; ++i) p.push_back(Vec3(g(rng), g(rng), g(rng)).normalized() * radius);
+  for (int i = 0; i < count; ++i) p.push_back(test::draw_vec3(g, rng).normalized() * radius);
   return p;
 }
 
@@ -88,7 +89,7 @@ TEST(ExtremeVertexDiagram, LocateMatchesBruteForceSupport) {
   ASSERT_EQ(diagram.arcs.size(), 2 * hull.edges.size());
   std::normal_distribution<double> g(0.0, 1.0);
   for (int i = 0; i < 2000; ++i) {
-    const Vec3 u = Vec3(g(rng), g(rng), g(rng)).normalized();
+    const Vec3 u = test::draw_vec3(g, rng).normalized();
     const int v = diagram.locate(u, i % diagram.vertex_count());
     EXPECT_NEAR(u.dot(hull.vertices[v]), u.dot(hull.vertices[hull.support_index(u)]), 1e-14);
   }
@@ -235,13 +236,18 @@ TEST(PlaneToi, HighAngularSpeedsNeverMiss) {
         trial % 3 == 0 ? box_hull(Vec3(0.2 + 0.3 * std::abs(uni(rng)), 0.3, 0.5))
                        : hull_of(sphere_points(count, rng, 0.5));
     const ExtremeVertexDiagram diagram = build_extreme_vertex_diagram(hull);
-    const Vec3 n = Vec3(g(rng), g(rng), g(rng)).normalized();
+    const Vec3 n = test::draw_vec3(g, rng).normalized();
     const double speed = 50.0 + 450.0 * std::abs(uni(rng));
-    const Vec3 w = Vec3(g(rng), g(rng), g(rng)).normalized() * speed;
-    // Start between just touching and clearly above; drift slowly along the normal.
-    const Vec3 x0 = n * (0.4 + 0.8 * std::abs(uni(rng))) + any_orthogonal(n) * uni(rng);
-    const Vec3 v = n * (-1.0 * std::abs(uni(rng)) - 0.2) + any_orthogonal(n) * uni(rng);
-    RigidMotion m = make_motion(x0, Quat(Eigen::AngleAxisd(3 * uni(rng), Vec3(g(rng), g(rng), g(rng)).normalized())), v, w);
+    const Vec3 w = test::draw_vec3(g, rng).normalized() * speed;
+    // Start between just touching and clearly above; drift slowly along the normal. One draw
+    // per statement (see tests/random_draws.h).
+    const double height = 0.4 + 0.8 * std::abs(uni(rng));
+    const Vec3 x0 = n * height + any_orthogonal(n) * uni(rng);
+    const double sink = -1.0 * std::abs(uni(rng)) - 0.2;
+    const Vec3 v = n * sink + any_orthogonal(n) * uni(rng);
+    const double angle = 3 * uni(rng);
+    const Quat q0(Eigen::AngleAxisd(angle, test::draw_vec3(g, rng).normalized()));
+    RigidMotion m = make_motion(x0, q0, v, w);
     // Start clear of the plane (initial contact is a separate test).
     const double d0 = brute_distance(hull, m, n, 0.0, 0.0);
     if (d0 < 0.01) m.pose0.position += n * (0.01 - d0);

@@ -15,6 +15,7 @@
 #include "collision/distance/distance.h"
 #include "collision/continuous/time_of_impact.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -56,16 +57,13 @@ Reference dense_first_crossing(const F& f, double level, double t0, double t1, i
   return ref;
 }
 
-Vec3 random_unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  Vec3 v(g(rng), g(rng), g(rng));
-  return v.normalized();
-}
+// One draw per statement throughout (see tests/random_draws.h).
+using test::random_rotation;
+using test::random_unit;
 
-Quat random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  Quat q(g(rng), g(rng), g(rng), g(rng));
-  return q.normalized();
+// u(rng) − 0.5 per coordinate.
+Vec3 centred_vector(std::uniform_real_distribution<double>& u, std::mt19937_64& rng) {
+  return test::draw_vec3(u, rng) - Vec3::Constant(0.5);
 }
 
 TEST(TimeOfImpact, SpheresMatchClosedForm) {
@@ -135,7 +133,7 @@ TEST(TimeOfImpact, RandomConvexPairsMatchDenseSampling) {
   std::mt19937_64 rng(20240611);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<Vec3> points;
-  for (int i = 0; i < 14; ++i) points.push_back(Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.6);
+  for (int i = 0; i < 14; ++i) points.push_back(centred_vector(u, rng) * 0.6);
   auto hull = std::make_shared<const ConvexHull>(*build_convex_hull(points, nullptr));
   const std::vector<Shape> shapes = {Shape::sphere(0.2),
                                      Shape::box(Vec3(0.3, 0.1, 0.2)),
@@ -152,16 +150,20 @@ TEST(TimeOfImpact, RandomConvexPairsMatchDenseSampling) {
     ToiBody a, b;
     a.shape = &sa;
     b.shape = &sb;
-    a.center_local = Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.1;
-    b.center_local = Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.1;
+    a.center_local = centred_vector(u, rng) * 0.1;
+    b.center_local = centred_vector(u, rng) * 0.1;
     a.motion.pose0 = Pose{Vec3::Zero(), random_rotation(rng)};
     b.motion.pose0 = Pose{random_unit(rng) * 3.0, random_rotation(rng)};
     // Aim a roughly at b, off by up to ~0.6 m at the meeting point; b drifts and both spin.
-    const Vec3 aim = b.motion.pose0.position + random_unit(rng) * (0.6 * u(rng));
+    const Vec3 miss = random_unit(rng);
+    const Vec3 aim = b.motion.pose0.position + miss * (0.6 * u(rng));
     a.motion.linear_velocity = aim * (3.0 + 3.0 * u(rng)) / 3.0;
-    b.motion.linear_velocity = random_unit(rng) * u(rng);
-    a.motion.angular_velocity = random_unit(rng) * (20 * u(rng));
-    b.motion.angular_velocity = random_unit(rng) * (5 * u(rng));
+    const Vec3 drift = random_unit(rng);
+    b.motion.linear_velocity = drift * u(rng);
+    const Vec3 spin_a = random_unit(rng);
+    a.motion.angular_velocity = spin_a * (20 * u(rng));
+    const Vec3 spin_b = random_unit(rng);
+    b.motion.angular_velocity = spin_b * (5 * u(rng));
     ToiOptions options;
     options.target = 0.002;
     options.tolerance = 1e-4;
@@ -222,8 +224,10 @@ TEST(TimeOfImpact, BoxAgainstMeshMatchesDenseSampling) {
     ToiBody a, b;
     a.shape = &box;
     b.shape = &tent;
-    a.motion.pose0 = Pose{Vec3(2.5 * u(rng), 2.5 * u(rng), 2.0), random_rotation(rng)};
-    const Vec3 aim(u(rng), u(rng), 0.3 * u(rng) + 0.3);
+    const double x = 2.5 * u(rng);
+    const double y = 2.5 * u(rng);
+    a.motion.pose0 = Pose{Vec3(x, y, 2.0), random_rotation(rng)};
+    const Vec3 aim = test::draw_vec3(u, rng).cwiseProduct(Vec3(1, 1, 0.3)) + Vec3(0, 0, 0.3);
     a.motion.linear_velocity = (aim - a.motion.pose0.position) * 2.0;
     a.motion.angular_velocity = random_unit(rng) * 15.0;
     ToiOptions options;
@@ -285,7 +289,7 @@ TEST(TimeOfImpact, PlaneTimeOfImpactWithOffsetCentreMatchesDenseSampling) {
   std::mt19937_64 rng(99);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<Vec3> points;
-  for (int i = 0; i < 20; ++i) points.push_back(Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * 0.4);
+  for (int i = 0; i < 20; ++i) points.push_back(centred_vector(u, rng) * 0.4);
   auto hull = std::make_shared<const ConvexHull>(*build_convex_hull(points, nullptr));
   const std::vector<Shape> shapes = {Shape::box(Vec3(0.2, 0.1, 0.05)), Shape::convex(hull)};
   const Vec3 normal = Vec3(0.1, -0.2, 1).normalized();
@@ -295,11 +299,14 @@ TEST(TimeOfImpact, PlaneTimeOfImpactWithOffsetCentreMatchesDenseSampling) {
     const Shape& shape = shapes[c % 2];
     const std::vector<Vec3> vertices =
         shape.type == ShapeType::Box ? box_hull(shape.half_extents).vertices : hull->vertices;
-    const Vec3 centre(0.05 * u(rng), -0.03 * u(rng), 0.02);
+    const double cx = 0.05 * u(rng);
+    const Vec3 centre(cx, -0.03 * u(rng), 0.02);
     RigidMotion m;
-    m.pose0 = Pose{Vec3(u(rng), u(rng), 1.0 + u(rng)), random_rotation(rng)};
-    m.linear_velocity = Vec3(u(rng) - 0.5, u(rng) - 0.5, -(4.0 * u(rng)));
-    m.angular_velocity = random_unit(rng) * (40 * u(rng));
+    m.pose0 = Pose{test::draw_vec3(u, rng) + Vec3(0, 0, 1.0), random_rotation(rng)};
+    const Vec3 v = test::draw_vec3(u, rng);
+    m.linear_velocity = Vec3(v.x() - 0.5, v.y() - 0.5, -(4.0 * v.z()));
+    const Vec3 spin = random_unit(rng);
+    m.angular_velocity = spin * (40 * u(rng));
     ToiOptions options;
     options.target = 0.001;
     const ExtremeVertexDiagram diagram = build_centered_diagram(shape, centre);

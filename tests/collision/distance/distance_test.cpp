@@ -15,28 +15,9 @@ namespace {
 
 using testref::RefDistance;
 
-constexpr ShapeType kConvexTypes[] = {ShapeType::Sphere, ShapeType::Capsule, ShapeType::Box,
-                                      ShapeType::Ellipsoid, ShapeType::Convex};
-
-Shape random_shape(ShapeType type, std::mt19937_64& rng) {
-  switch (type) {
-    case ShapeType::Sphere:
-      return Shape::sphere(testref::uniform(rng, 0.2, 0.7));
-    case ShapeType::Capsule:
-      return Shape::capsule(testref::uniform(rng, 0.15, 0.5), testref::uniform(rng, 0.2, 0.7));
-    case ShapeType::Box:
-      return Shape::box(testref::random_vector(rng, 0.15, 0.7));
-    case ShapeType::Ellipsoid:
-      return Shape::ellipsoid(testref::random_vector(rng, 0.2, 0.8));
-    case ShapeType::Convex:
-      return Shape::convex(testref::random_hull(rng));
-    default:
-      break;
-  }
-  return Shape::sphere(1);
-}
-
-double size_of(const Shape& s) { return bounding_radius(s); }
+using testref::kConvexTypes;
+using testref::random_shape;
+using testref::size_of;
 
 // b placed around a at a random direction and a centre distance spread over overlap and gap.
 void random_pair_poses(const Shape& a, const Shape& b, std::mt19937_64& rng, Pose& pa, Pose& pb) {
@@ -215,8 +196,8 @@ TEST(SignedDistance, PlaneAgainstEveryShapeMatchesSupportPoint) {
       pb.orientation = testref::random_rotation(rng);
       // b's centre at a random height around the plane.
       Vec3 on_plane = pp.position + (offset - n.dot(pp.position)) * n;
-      pb.position = on_plane + testref::uniform(rng, -0.3, 1.6) * size_of(b) * n +
-                    testref::random_vector(rng, -1, 1).cross(n);
+      const double height = testref::uniform(rng, -0.3, 1.6) * size_of(b);
+      pb.position = on_plane + height * n + testref::random_vector(rng, -1, 1).cross(n);
       double ref;
       if (b.type == ShapeType::Mesh) {
         ref = 1e300;
@@ -268,8 +249,8 @@ TEST(SignedDistance, MeshAgainstConvexMatchesTriangleMinimum) {
         pm.orientation = testref::random_rotation(rng);
         // b near the surface: a random surface vertex pushed along a random direction.
         Vec3 anchor = pm.apply(mesh->vertices[rng() % mesh->vertices.size()]);
-        pb.position = anchor + testref::random_vector(rng, -1, 1).normalized() *
-                                   testref::uniform(rng, 0.3, 2.0) * size_of(b);
+        const Vec3 dir = testref::random_vector(rng, -1, 1).normalized();
+        pb.position = anchor + dir * testref::uniform(rng, 0.3, 2.0) * size_of(b);
         pb.orientation = testref::random_rotation(rng);
         std::string what = std::string(mesh == closed ? "closed" : "open") + " mesh-" +
                            shape_type_name(tb) + " " + std::to_string(i);
@@ -339,8 +320,9 @@ TEST(SignedDistance, SphereAgainstMeshMatchesPointTriangleDistance) {
   for (int i = 0; i < 100; ++i) {
     Shape ball = Shape::sphere(testref::uniform(rng, 0.05, 0.3));
     Pose pb;
-    pb.position = Vec3(testref::uniform(rng, -1, 1), testref::uniform(rng, -1, 1),
-                       testref::uniform(rng, -0.3, 0.5));
+    const double x = testref::uniform(rng, -1, 1);
+    const double y = testref::uniform(rng, -1, 1);
+    pb.position = Vec3(x, y, testref::uniform(rng, -0.3, 0.5));
     double ref = 1e300;
     for (const auto& t : mesh->triangles) {
       ref = std::min(ref,
@@ -371,41 +353,71 @@ double triangle_triangle(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>
   return d;
 }
 
+// Whether segment pq passes through triangle abc (generic position: no touching or coplanar
+// cases): p and q on opposite sides of its plane, and pq on the same side of its three edges.
+bool segment_crosses_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b,
+                              const Vec3& c) {
+  auto volume = [](const Vec3& w, const Vec3& x, const Vec3& y, const Vec3& z) {
+    return (x - w).dot((y - w).cross(z - w));
+  };
+  if ((volume(a, b, c, p) > 0) == (volume(a, b, c, q) > 0)) return false;
+  const bool s0 = volume(p, q, a, b) > 0, s1 = volume(p, q, b, c) > 0, s2 = volume(p, q, c, a) > 0;
+  return s0 == s1 && s1 == s2;
+}
+
+// Two triangles cross when an edge of one passes through the other.
+bool triangles_cross(const std::array<Vec3, 3>& a, const std::array<Vec3, 3>& b) {
+  for (int i = 0; i < 3; ++i) {
+    if (segment_crosses_triangle(a[i], a[(i + 1) % 3], b[0], b[1], b[2]) ||
+        segment_crosses_triangle(b[i], b[(i + 1) % 3], a[0], a[1], a[2])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 TEST(SignedDistance, MeshAgainstMeshMatchesBruteForce) {
   std::mt19937_64 rng(4242);
   auto ma = testref::sphere_mesh(0.5, 1);
   auto mb = testref::terrain_mesh(rng, 3, 0.6, 0.15);
   Shape a = Shape::triangle_mesh(ma), b = Shape::triangle_mesh(mb);
-  int crossing = 0;
-  for (int i = 0; i < 16; ++i) {
+  // At least 16 cases, and at least 3 of each kind (surfaces crossing, apart): most draws
+  // cross, so draw on until both kinds are there.
+  int crossing = 0, apart = 0;
+  for (int i = 0; i < 16 || crossing < 3 || apart < 3; ++i) {
+    ASSERT_LT(i, 64) << "crossing " << crossing << ", apart " << apart;
     Pose pa, pb;
     pa.orientation = testref::random_rotation(rng);
     pb.orientation = testref::random_rotation(rng);
-    pb.position = testref::random_vector(rng, -1, 1).normalized() * testref::uniform(rng, 0.2, 1.2);
+    const Vec3 dir = testref::random_vector(rng, -1, 1).normalized();
+    pb.position = dir * testref::uniform(rng, 0.2, 1.2);
     std::optional<DistanceResult> r = signed_distance(a, pa, b, pb);
     ASSERT_TRUE(r.has_value());
+    // Brute force: whether any two triangles cross (the open terrain, wider than the sphere,
+    // cannot lie inside it), else the least distance over all pairs.
     double ref = 1e300;
+    bool cross = false;
     for (const auto& ta : ma->triangles) {
       std::array<Vec3, 3> wa = {pa.apply(ma->vertices[ta[0]]), pa.apply(ma->vertices[ta[1]]),
                                 pa.apply(ma->vertices[ta[2]])};
       for (const auto& tb : mb->triangles) {
         std::array<Vec3, 3> wb = {pb.apply(mb->vertices[tb[0]]), pb.apply(mb->vertices[tb[1]]),
                                   pb.apply(mb->vertices[tb[2]])};
+        cross = cross || triangles_cross(wa, wb);
         ref = std::min(ref, triangle_triangle(wa, wb));
       }
     }
     expect_consistent(*r, "mesh-mesh");
-    if (r->distance < 0) {
-      // Surfaces cross (the brute force then finds touching triangles) or the open mesh is
-      // inside the closed one.
+    EXPECT_EQ(r->distance < 0, cross) << i;
+    if (cross) {
+      // The brute force's vertex and edge distances then find touching triangles.
       ++crossing;
-      EXPECT_LT(ref, 1e-6 + std::abs(r->distance));
+      EXPECT_LT(ref, 1e-6 + std::abs(r->distance)) << i;
     } else {
+      ++apart;
       EXPECT_NEAR(r->distance, ref, 1e-8) << i;
     }
   }
-  EXPECT_GT(crossing, 2);
-  EXPECT_LT(crossing, 14);
 }
 
 // ---- properties ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 
 #include "collision/narrowphase/contact_ellipsoid_ellipsoid.h"
 #include "collision/distance/ellipsoid_closest_approach.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -38,6 +39,8 @@ class Sampler {
     double s2 = std::sqrt(u1);
     return Quat(s2 * std::cos(u3), s1 * std::sin(u2), s1 * std::cos(u2), s2 * std::sin(u3));
   }
+  // Coordinates drawn one per statement, x first (tests/random_draws.h).
+  Vec3 vector(double lo, double hi) { return test::random_vector(rng_, lo, hi); }
   Vec3 direction() {
     double z = uniform(-1.0, 1.0);
     double phi = uniform(0.0, 2.0 * kPi);
@@ -67,7 +70,7 @@ Pair random_pair(Sampler& s, double gamma, double big_gamma, double distance) {
   bool a_small = s.uniform() < 0.5;
   p.ra = s.radii(gamma, a_small ? 1.0 : big_gamma);
   p.rb = s.radii(gamma, a_small ? big_gamma : 1.0);
-  p.pa.position = Vec3(s.uniform(-5, 5), s.uniform(-5, 5), s.uniform(-5, 5));
+  p.pa.position = s.vector(-5, 5);
   p.pa.orientation = s.rotation();
   p.pb.position = p.pa.position + distance * s.direction();
   p.pb.orientation = s.rotation();
@@ -299,7 +302,7 @@ TEST(EllipsoidClosestApproach, InvariantUnderACommonRigidMotion) {
   Sampler s(7);
   for (int i = 0; i < 100; ++i) {
     Pair p = random_pair(s, 20.0, 3.0, s.uniform(0.5, 6.0));
-    Pose t{Vec3(s.uniform(-50, 50), s.uniform(-50, 50), s.uniform(-50, 50)), s.rotation()};
+    Pose t{s.vector(-50, 50), s.rotation()};
     ClosestApproachResult r0 = ellipsoid_closest_approach(p.ra, p.pa, p.rb, p.pb);
     ClosestApproachResult r1 = ellipsoid_closest_approach(p.ra, t * p.pa, p.rb, t * p.pb);
     EXPECT_NEAR(r0.distance, r1.distance, 1e-11 * r0.distance);

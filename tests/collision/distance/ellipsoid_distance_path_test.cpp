@@ -33,8 +33,10 @@ Shape random_other(ShapeType type, std::mt19937_64& rng) {
   switch (type) {
     case ShapeType::Sphere:
       return Shape::sphere(testref::uniform(rng, 0.15, 0.5));
-    case ShapeType::Capsule:
-      return Shape::capsule(testref::uniform(rng, 0.1, 0.4), testref::uniform(rng, 0.2, 0.6));
+    case ShapeType::Capsule: {
+      const double radius = testref::uniform(rng, 0.1, 0.4);
+      return Shape::capsule(radius, testref::uniform(rng, 0.2, 0.6));
+    }
     case ShapeType::Box:
       return Shape::box(testref::random_vector(rng, 0.1, 0.5));
     case ShapeType::Convex:
@@ -188,7 +190,8 @@ Path random_path(const Shape& a, const Shape& b, std::mt19937_64& rng, double de
   const Vec3 end = p.pose_a.position + dir * depth_end * reach +
                    testref::random_vector(rng, -0.3, 0.3) * reach;
   p.velocity = end - p.start;
-  p.omega = testref::random_vector(rng, -1, 1).normalized() * testref::uniform(rng, 0.2, 2.0);
+  const Vec3 axis = testref::random_vector(rng, -1, 1).normalized();
+  p.omega = axis * testref::uniform(rng, 0.2, 2.0);
   p.q0 = testref::random_rotation(rng);
   return p;
 }

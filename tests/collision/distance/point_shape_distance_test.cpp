@@ -81,17 +81,22 @@ void check_against_samples(const Shape& shape, const SurfaceSamples& samples,
                            const std::function<bool(const Vec3&)>& inside, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const Pose pose{Vec3(0.3, -0.2, 1.0), Quat(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()))};
-  int inside_count = 0, outside_count = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const Vec3 q = testref::random_vector(rng, -1.3, 1.3);  // local
+    // Inside and outside points in turn (150 each), each uniform over its part of the cube: a
+    // few percent of the cube is inside the thin shapes, too few to count on in plain draws.
+    const bool want_inside = trial % 2 == 0;
+    Vec3 q;  // local
+    int draws = 0;
+    do {
+      q = testref::random_vector(rng, -1.3, 1.3);
+      ASSERT_LT(++draws, 1000) << "no " << (want_inside ? "inside" : "outside") << " point drawn";
+    } while (inside(q) != want_inside);
     const Vec3 x = pose.apply(q);
     ShapeProximity prox;
     ASSERT_TRUE(point_shape_proximity(shape, pose, x, x, 1e9, prox));
     double best = 1e300;
     for (const Vec3& s : samples.points) best = std::min(best, (q - s).norm());
-    const bool in = inside(q);
-    (in ? inside_count : outside_count)++;
-    EXPECT_EQ(prox.distance < 0, in) << trial;
+    EXPECT_EQ(prox.distance < 0, want_inside) << trial;
     EXPECT_LE(std::abs(prox.distance), best + 1e-9) << trial;
     EXPECT_GE(std::abs(prox.distance), best - samples.spacing) << trial;
     // The closest point is on the surface at that distance, and the normal points from it to x
@@ -101,8 +106,6 @@ void check_against_samples(const Shape& shape, const SurfaceSamples& samples,
       EXPECT_NEAR((x - prox.point).normalized().dot(prox.normal), prox.distance > 0 ? 1.0 : -1.0, 1e-6) << trial;
     }
   }
-  EXPECT_GT(inside_count, 10);
-  EXPECT_GT(outside_count, 10);
 }
 
 TEST(PointShapeDistance, SphereCapsuleBoxEllipsoidAgainstSampling) {

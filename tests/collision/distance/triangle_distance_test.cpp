@@ -80,8 +80,10 @@ TEST(TriangleDistance, ParallelPlanesMatchSampling) {
     Triangle a;
     Triangle b;
     for (int i = 0; i < 3; ++i) {
-      a[i] = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), 0);
-      b[i] = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), 0.3);
+      a[i] = testref::random_vector(rng, -1, 1);
+      a[i].z() = 0;
+      b[i] = testref::random_vector(rng, -1, 1);
+      b[i].z() = 0.3;
     }
     const Quat q = testref::random_rotation(rng);
     const Vec3 shift = testref::random_vector(rng, -1, 1);
@@ -99,8 +101,10 @@ TEST(TriangleDistance, CoplanarMatchSampling) {
     Triangle b;
     const double dx = uniform(rng, -2, 2);
     for (int i = 0; i < 3; ++i) {
-      a[i] = Vec3(uniform(rng, -1, 1), uniform(rng, -1, 1), 0);
-      b[i] = Vec3(dx + uniform(rng, -1, 1), uniform(rng, -1, 1), 0);
+      a[i] = testref::random_vector(rng, -1, 1);
+      a[i].z() = 0;
+      b[i] = testref::random_vector(rng, -1, 1) + Vec3(dx, 0, 0);
+      b[i].z() = 0;
     }
     const Quat q = testref::random_rotation(rng);
     const Vec3 shift = testref::random_vector(rng, -1, 1);

@@ -1,6 +1,6 @@
 #pragma once
-// Checks shared by the contact tests: random shapes, manifold well-formedness, symmetry under
-// swapping a and b, invariance under a common rigid motion.
+// Checks shared by the contact tests: manifold well-formedness, symmetry under swapping a and
+// b, invariance under a common rigid motion.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,29 +13,6 @@
 #include "tests/collision/narrowphase/narrowphase_reference.h"
 
 namespace impetus::testref {
-
-inline constexpr ShapeType kConvexTypes[] = {ShapeType::Sphere, ShapeType::Capsule, ShapeType::Box,
-                                             ShapeType::Ellipsoid, ShapeType::Convex};
-
-inline Shape random_shape(ShapeType type, std::mt19937_64& rng) {
-  switch (type) {
-    case ShapeType::Sphere:
-      return Shape::sphere(uniform(rng, 0.2, 0.7));
-    case ShapeType::Capsule:
-      return Shape::capsule(uniform(rng, 0.15, 0.5), uniform(rng, 0.2, 0.7));
-    case ShapeType::Box:
-      return Shape::box(random_vector(rng, 0.15, 0.7));
-    case ShapeType::Ellipsoid:
-      return Shape::ellipsoid(random_vector(rng, 0.2, 0.8));
-    case ShapeType::Convex:
-      return Shape::convex(random_hull(rng));
-    default:
-      break;
-  }
-  return Shape::sphere(1);
-}
-
-inline double size_of(const Shape& s) { return bounding_radius(s); }
 
 inline double angle_between(const Vec3& u, const Vec3& v) {
   return std::atan2(u.cross(v).norm(), u.dot(v));

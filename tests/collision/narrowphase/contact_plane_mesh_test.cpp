@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collision/narrowphase/narrowphase.h"
+#include "collision/shape/convex_hull.h"
 #include "tests/collision/narrowphase/contact_checks.h"
 #include "tests/collision/narrowphase/narrowphase_reference.h"
 
@@ -126,13 +127,14 @@ TEST(Collide, MeshAgainstConvexMatchesTriangleBruteForce) {
       // resting and shallow contacts, where the surface's depth is the triangles' own.
       Pose centred{Vec3::Zero(), pb.orientation};
       double below = -up.dot(testref::make_support(b, centred)(-up));
-      pb.position =
-          pm.apply(Vec3(testref::uniform(rng, -0.7, 0.7), testref::uniform(rng, -0.7, 0.7), 0)) +
-          up * (below + testref::uniform(rng, -0.08, 0.1));
+      const double x = testref::uniform(rng, -0.7, 0.7);
+      const double y = testref::uniform(rng, -0.7, 0.7);
+      pb.position = pm.apply(Vec3(x, y, 0)) + up * (below + testref::uniform(rng, -0.08, 0.1));
       const double margin = 0.02;
       std::string what = std::string("mesh-") + shape_type_name(tb) + " " + std::to_string(i);
-      // Reference: min over triangles of the triangle–shape signed distance.
-      double ref = testref::mesh_reference_distance(*terrain, pm, b, pb);
+      // Reference: min over triangles of the triangle–shape signed distance, a triangle that b
+      // is stuck through from the front counting with its front-face depth (collide's rule).
+      double ref = testref::mesh_reference_distance(*terrain, pm, b, pb, true);
       Manifold m;
       collide(ground, pm, b, pb, margin, m);
       expect_well_formed(m, margin, what);
@@ -205,6 +207,44 @@ TEST(Collide, SphereSunkIntoMeshIsPushedOutOfTheFront) {
   ASSERT_GE(m.count, 1);
   EXPECT_NEAR(min_separation(m), -0.4, 1e-9);
   for (int i = 0; i < m.count; ++i) EXPECT_GT(m.points[i].normal.z(), 0.99);
+}
+
+TEST(Collide, SpikeStuckThroughAMeshNextToAnEdgeIsPushedOutOfTheFront) {
+  // A ridge: a flat triangle (z = 0, y >= 0) and one sloping down from their shared edge on the
+  // x axis. A thin pyramid leans over the edge (its axis 30° off +z towards −y), its tip 6 cm
+  // under the flat triangle and 6.5 cm in from the edge, and crosses the flat triangle about
+  // 3 cm from the edge. Out of that zero-thickness triangle the short way is sideways and down,
+  // past the edge; but the centre is in front and the tip 6 cm under the surface: the contact
+  // is the front face's, as deep as the tip (by construction). Clang's draws of
+  // MeshAgainstConvexMatchesTriangleBruteForce gave such a case, a hull vertex 36.8 mm deep.
+  auto ridge = std::make_shared<TriangleMesh>();
+  ridge->vertices = {Vec3(-1, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, -1, -0.3)};
+  ridge->triangles = {{0, 1, 2}, {1, 0, 3}};
+  ridge->build_bvh();
+  const Shape ground = Shape::triangle_mesh(ridge);
+  const double depth = 0.06;
+  const Vec3 tip(0, 0.065, -depth);
+  const Vec3 axis(0, -0.5, std::sqrt(3.0) / 2);
+  const Vec3 e1 = Vec3::UnitX(), e2 = axis.cross(e1);
+  std::vector<Vec3> points = {tip};
+  for (int k = 0; k < 3; ++k) {
+    const double phi = 2 * kPi * k / 3;
+    points.push_back(tip + 0.6 * axis + 0.15 * (std::cos(phi) * e1 + std::sin(phi) * e2));
+  }
+  const Shape spike = Shape::convex(std::make_shared<const ConvexHull>(*build_convex_hull(points, nullptr)));
+  Manifold m;
+  ASSERT_TRUE(collide(ground, Pose{}, spike, Pose{}, 0.01, m));
+  int deepest = 0;
+  for (int i = 1; i < m.count; ++i) {
+    if (m.points[i].separation < m.points[deepest].separation) deepest = i;
+  }
+  EXPECT_NEAR(m.points[deepest].separation, -depth, 1e-9);
+  EXPECT_LT((m.points[deepest].normal - Vec3::UnitZ()).norm(), 1e-9);
+  EXPECT_LT((m.points[deepest].point_b - tip).norm(), 1e-9);
+  // The references: the front-face rule gives the tip's depth; the two-sided triangle distance
+  // alone (the way out past the edge) is centimetres shallower.
+  EXPECT_NEAR(testref::mesh_reference_distance(*ridge, Pose{}, spike, Pose{}, true), -depth, 1e-6);
+  EXPECT_GT(testref::mesh_reference_distance(*ridge, Pose{}, spike, Pose{}), -depth + 0.01);
 }
 
 TEST(Collide, DeterministicAcrossRepeats) {

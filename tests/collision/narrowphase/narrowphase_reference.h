@@ -21,6 +21,7 @@
 #include "collision/shape/convex_hull.h"
 #include "collision/shape/shape.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus::testref {
 
@@ -269,28 +270,60 @@ inline double point_triangle_distance(const Vec3& x, const Vec3& a, const Vec3& 
   return std::min({seg(a, b), seg(b, c), seg(c, a)});
 }
 
+/// A point inside a shape that tells the front of a triangle from its back: the pose's origin,
+/// the vertex centroid for hulls (as ConvexSupport::center() documents).
+inline Vec3 shape_centre(const Shape& s, const Pose& p) {
+  if (s.type != ShapeType::Convex) return p.position;
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& v : s.hull->vertices) c += v;
+  return p.apply(c / static_cast<double>(s.hull->vertices.size()));
+}
+
 // Reference for mesh a against convex b: the minimum over triangles of the support-function
-// reference, by branch and bound on a coarse-grid lower bound per triangle (a coarse grid's
-// min of h_D is >= the true min, so −(it) is a lower bound of that triangle's δ).
+// reference, by branch and bound on a lower bound per triangle (a coarse grid's min of h_D is
+// >= the true min, so −(it) is a lower bound of that triangle's δ).
+//
+// With `front_faces` (collide(), see contact_mesh.cpp), a triangle that b overlaps with its
+// centre in front but whose two-sided way out (the reference normal, mesh → b) leaves through
+// the back counts with its front-face depth instead: how far b reaches below the triangle's
+// plane, nf·(s_b(−nf) − v0). A sharp vertex stuck through a triangle next to its edge is such
+// a case: sideways past the edge is its short way out of that zero-thickness triangle, but the
+// vertex is that deep under the surface. signed_distance() has no such rule (two-sided).
 inline double mesh_reference_distance(const TriangleMesh& mesh, const Pose& pm, const Shape& b,
-                                      const Pose& pb) {
+                                      const Pose& pb, bool front_faces = false) {
   SupportFn sb = make_support(b, pb);
+  const Vec3 centre = shape_centre(b, pb);
   static const std::vector<Vec3> coarse = fibonacci_directions(200);
-  std::vector<std::pair<double, int>> bounds;
+  struct Candidate {
+    double lower;  // <= the triangle's value
+    int t;
+    double front;  // front-face depth, when the rule may apply (centre in front)
+    bool in_front;
+  };
+  std::vector<Candidate> bounds;
   for (int t = 0; t < static_cast<int>(mesh.triangles.size()); ++t) {
     const auto& tri = mesh.triangles[t];
-    SupportFn st =
-        triangle_support(pm.apply(mesh.vertices[tri[0]]), pm.apply(mesh.vertices[tri[1]]),
-                         pm.apply(mesh.vertices[tri[2]]));
+    Vec3 v0 = pm.apply(mesh.vertices[tri[0]]), v1 = pm.apply(mesh.vertices[tri[1]]),
+         v2 = pm.apply(mesh.vertices[tri[2]]);
+    SupportFn st = triangle_support(v0, v1, v2);
     double m = 1e300;
     for (const Vec3& u : coarse) m = std::min(m, support_gap(st, sb, u));
-    bounds.emplace_back(-m, t);
+    Candidate c{-m, t, 0, false};
+    Vec3 nf = (v1 - v0).cross(v2 - v0).normalized();
+    // −m > 0 proves the pair separated (a separating direction), where the rule cannot apply.
+    if (front_faces && -m <= 0 && nf.dot(centre - v0) > 0) {
+      c.in_front = true;
+      c.front = nf.dot(sb(-nf) - v0);
+      c.lower = std::min(c.lower, c.front);
+    }
+    bounds.push_back(c);
   }
-  std::sort(bounds.begin(), bounds.end());
+  std::sort(bounds.begin(), bounds.end(),
+            [](const Candidate& x, const Candidate& y) { return x.lower < y.lower; });
   double best = 1e300;
-  for (const auto& [lower, t] : bounds) {
-    if (lower >= best) break;
-    const auto& tri = mesh.triangles[t];
+  for (const Candidate& c : bounds) {
+    if (c.lower >= best) break;
+    const auto& tri = mesh.triangles[c.t];
     Vec3 v0 = pm.apply(mesh.vertices[tri[0]]), v1 = pm.apply(mesh.vertices[tri[1]]),
          v2 = pm.apply(mesh.vertices[tri[2]]);
     std::vector<Vec3> axes, fb, eb;
@@ -302,26 +335,19 @@ inline double mesh_reference_distance(const TriangleMesh& mesh, const Pose& pm, 
       for (const Vec3& f : eb) axes.push_back(e.cross(f));
     }
     RefDistance r = reference_signed_distance(triangle_support(v0, v1, v2), sb, axes);
-    best = std::min(best, r.distance);
+    const bool out_of_the_back = c.in_front && r.distance < 0 && r.normal.dot(n) < 0;
+    best = std::min(best, out_of_the_back ? c.front : r.distance);
   }
   return best;
 }
 
 // ---- random poses and shapes -------------------------------------------------------------
+// Draws go through tests/random_draws.h, one per statement, so that GCC and clang draw the
+// same cases.
 
-inline Quat random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  Quat q(g(rng), g(rng), g(rng), g(rng));
-  return q.normalized();
-}
-
-inline double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-inline Vec3 random_vector(std::mt19937_64& rng, double lo, double hi) {
-  return Vec3(uniform(rng, lo, hi), uniform(rng, lo, hi), uniform(rng, lo, hi));
-}
+using test::random_rotation;
+using test::random_vector;
+using test::uniform;
 
 /// A random convex hull: points on a jittered ellipsoid, 12..30 of them.
 inline std::shared_ptr<const ConvexHull> random_hull(std::mt19937_64& rng) {
@@ -330,12 +356,37 @@ inline std::shared_ptr<const ConvexHull> random_hull(std::mt19937_64& rng) {
   std::vector<Vec3> pts;
   std::normal_distribution<double> g(0.0, 1.0);
   for (int i = 0; i < n; ++i) {
-    Vec3 u(g(rng), g(rng), g(rng));
-    pts.push_back(radii.cwiseProduct(u.normalized()));
+    pts.push_back(radii.cwiseProduct(test::draw_vec3(g, rng).normalized()));
   }
   auto hull = build_convex_hull(pts, nullptr);
   return std::make_shared<const ConvexHull>(*hull);
 }
+
+inline constexpr ShapeType kConvexTypes[] = {ShapeType::Sphere, ShapeType::Capsule, ShapeType::Box,
+                                             ShapeType::Ellipsoid, ShapeType::Convex};
+
+inline Shape random_shape(ShapeType type, std::mt19937_64& rng) {
+  switch (type) {
+    case ShapeType::Sphere:
+      return Shape::sphere(uniform(rng, 0.2, 0.7));
+    case ShapeType::Capsule: {
+      const double radius = uniform(rng, 0.15, 0.5);
+      return Shape::capsule(radius, uniform(rng, 0.2, 0.7));
+    }
+    case ShapeType::Box:
+      return Shape::box(random_vector(rng, 0.15, 0.7));
+    case ShapeType::Ellipsoid:
+      return Shape::ellipsoid(random_vector(rng, 0.2, 0.8));
+    case ShapeType::Convex:
+      return Shape::convex(random_hull(rng));
+    default:
+      break;
+  }
+  return Shape::sphere(1);
+}
+
+/// Bounding radius, the scale of a random pair.
+inline double size_of(const Shape& s) { return bounding_radius(s); }
 
 /// Closed triangulated sphere (octahedron subdivided `levels` times, projected), CCW outward.
 inline std::shared_ptr<const TriangleMesh> sphere_mesh(double radius, int levels) {

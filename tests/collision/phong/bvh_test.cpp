@@ -5,6 +5,7 @@
 #include <set>
 
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -13,9 +14,9 @@ TriangleMesh random_triangles(std::mt19937_64& rng, int count, double spread, do
   std::uniform_real_distribution<double> c(-spread, spread), d(-size, size);
   TriangleMesh mesh;
   for (int t = 0; t < count; ++t) {
-    const Vec3 center(c(rng), c(rng), c(rng));
+    const Vec3 center = test::draw_vec3(c, rng);
     const int base = static_cast<int>(mesh.vertices.size());
-    for (int k = 0; k < 3; ++k) mesh.vertices.push_back(center + Vec3(d(rng), d(rng), d(rng)));
+    for (int k = 0; k < 3; ++k) mesh.vertices.push_back(center + test::draw_vec3(d, rng));
     mesh.triangles.push_back({base, base + 1, base + 2});
   }
   return mesh;
@@ -89,8 +90,8 @@ TEST(Bvh, QueryMatchesBruteForceOverlap) {
   std::uniform_real_distribution<double> c(-12, 12), s(0.0, 2.5);
   int empty = 0, nonempty = 0;
   for (int q = 0; q < 400; ++q) {
-    const Vec3 center(c(rng), c(rng), c(rng));
-    const Vec3 half(s(rng), s(rng), s(rng));
+    const Vec3 center = test::draw_vec3(c, rng);
+    const Vec3 half = test::draw_vec3(s, rng);
     Aabb query{center - half, center + half};
     std::vector<int> got;
     mesh.bvh.query(query, [&](int i) { got.push_back(i); });

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "collision/distance/distance.h"
 #include "collision/shape/procedural_mesh.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -59,12 +61,7 @@ double distance_after_moving_b(const Shape& a, const Pose& pa, const Shape& b, P
   return euclidean(a, pa, b, pb).distance;
 }
 
-Quat random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vec3 axis(u(rng), u(rng), u(rng));
-  if (axis.norm() < 1e-3) axis = Vec3::UnitX();
-  return Quat(Eigen::AngleAxisd(kPi * u(rng), axis.normalized()));
-}
+using test::random_rotation;  // one draw per statement (tests/random_draws.h)
 
 TEST(PhongDistance, BoxBoxOnFaceAxisMatchesClosedForm) {
   // D = B ⊕ −A is a box of half extents (0.7, 1.3, 2.4) centred at c = pb − pa. With c on D's
@@ -102,14 +99,12 @@ TEST(PhongDistance, SeparatedAndOverlappingBoxesAgreeWithGjkEpaSign) {
   int separated = 0, overlapping = 0, converged = 0;
   const int count = 60;
   for (int k = 0; k < count; ++k) {
-    const Shape a = Shape::box(Vec3(0.2 + 0.3 * std::abs(u(rng)), 0.2 + 0.3 * std::abs(u(rng)),
-                                    0.2 + 0.3 * std::abs(u(rng))));
-    const Shape b = Shape::box(Vec3(0.1 + 0.3 * std::abs(u(rng)), 0.1 + 0.3 * std::abs(u(rng)),
-                                    0.1 + 0.3 * std::abs(u(rng))));
+    const Shape a = Shape::box(Vec3::Constant(0.2) + 0.3 * test::draw_vec3(u, rng).cwiseAbs());
+    const Shape b = Shape::box(Vec3::Constant(0.1) + 0.3 * test::draw_vec3(u, rng).cwiseAbs());
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng));
+    pb.position = test::draw_vec3(u, rng);
     const PhongDistanceResult r = phong_distance(a, pa, b, pb);
     const DistanceResult e = euclidean(a, pa, b, pb);
     if (std::abs(e.distance) < 1e-6) continue;
@@ -219,11 +214,35 @@ TEST(PhongDistance, BoxCrossingRimBisectorInsideFinePrism) {
   }
 }
 
+// The tessellation step of a hull: the largest angle between the normals of two faces that
+// share an edge [degrees].
+double largest_turn_between_faces_deg(const ConvexHull& hull) {
+  std::map<std::pair<int, int>, int> face_of_edge;
+  double worst = 0;
+  for (int f = 0; f < static_cast<int>(hull.faces.size()); ++f) {
+    const std::vector<int>& loop = hull.faces[f].vertices;
+    for (std::size_t i = 0; i < loop.size(); ++i) {
+      const int a = loop[i], b = loop[(i + 1) % loop.size()];
+      const auto edge = std::make_pair(std::min(a, b), std::max(a, b));
+      const auto [it, first] = face_of_edge.emplace(edge, f);
+      if (!first) {
+        worst = std::max(worst, angle_deg(hull.faces[f].normal, hull.faces[it->second].normal));
+      }
+    }
+  }
+  return worst;
+}
+
 TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
   // Finely tessellated round hulls (1280 triangles): vertex normals are close to the face
-  // normals, so the Phong and Euclidean projections differ by tessellation-level amounts only.
+  // normals, so the Phong and Euclidean projections differ by tessellation-level amounts only:
+  // no more than one step between neighbouring faces of a round hull in the pair (5.8° on the
+  // ball, 8.4° at the egg's pointed ends; the faces of the Minkowski difference turn no faster
+  // than those of its round summands).
   const Shape ball = hull_shape(icosphere_mesh(3, Vec3(1.0, 1.0, 1.0))->vertices);
   const Shape egg = hull_shape(icosphere_mesh(3, Vec3(0.5, 0.4, 0.3))->vertices);
+  const double ball_step = largest_turn_between_faces_deg(*ball.hull);
+  const double egg_step = largest_turn_between_faces_deg(*egg.hull);
   const Shape cube = Shape::box(Vec3(0.05, 0.05, 0.05));
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -233,7 +252,7 @@ TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng)) * 1.4;
+    pb.position = test::draw_vec3(u, rng) * 1.4;
     const PhongDistanceResult r = phong_distance(ball, pa, b, pb);
     const DistanceResult e = euclidean(ball, pa, b, pb);
     if (std::abs(e.distance) < 1e-3) continue;
@@ -242,7 +261,8 @@ TEST(PhongDistance, SphereLikeHullsAgreeWithEuclidean) {
     EXPECT_EQ(r.distance > 0, e.distance > 0) << k;
     EXPECT_GE(std::abs(r.distance), std::abs(e.distance) - 1e-9) << k;
     EXPECT_LE(std::abs(r.distance) - std::abs(e.distance), 0.01) << k;
-    EXPECT_LE(angle_deg(r.direction, e.normal), 5.0) << k;
+    EXPECT_LE(angle_deg(r.direction, e.normal), &b == &egg ? std::max(ball_step, egg_step) : ball_step)
+        << k;
     EXPECT_NEAR(distance_after_moving_b(ball, pa, b, pb, r), 0.0, 1e-7) << k;
   }
   EXPECT_GT(separated, 3);
@@ -258,7 +278,7 @@ TEST(PhongDistance, WarmStartGivesTheColdAnswer) {
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(u(rng), u(rng), u(rng)) * 1.2;
+    pb.position = test::draw_vec3(u, rng) * 1.2;
     const PhongDistanceResult cold = phong_distance(egg_a, pa, egg_b, pb);
     ASSERT_TRUE(cold.converged) << k;
     // The previous frame's direction: the cold one tilted by a few degrees.

@@ -22,16 +22,12 @@
 #include "collision/phong/phong_convolution.h"
 #include "collision/shape/procedural_mesh.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
 
-Quat random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vec3 axis(u(rng), u(rng), u(rng));
-  if (axis.norm() < 1e-3) axis = Vec3::UnitX();
-  return Quat(Eigen::AngleAxisd(kPi * u(rng), axis.normalized()));
-}
+using test::random_rotation;  // one draw per statement (tests/random_draws.h)
 
 using FacetId = std::tuple<int, int, int>;  // kind, B feature, A feature
 FacetId id_of(const ConvolutionFacet& f) {
@@ -77,7 +73,7 @@ TEST(PhongLocal, SearchHandsOutTheListedFacetsNearestFirst) {
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = pa.apply(Vec3(0.8 * uni(rng), 0.8 * uni(rng), 0.4 * uni(rng)));
+    pb.position = pa.apply(test::draw_vec3(uni, rng).cwiseProduct(Vec3(0.8, 0.8, 0.4)));
     const ConvolutionPair pair = place_convolution_pair(*p.a, pa, *p.b, pb);
     std::multiset<FacetId> listed;
     for (const ConvolutionFacet& f : convolution_facets(pair)) listed.insert(id_of(f));
@@ -126,16 +122,16 @@ TEST(PhongLocal, LocalSearchEqualsFullListingOnRandomPoses) {
   for (int k = 0; k < 36; ++k) {
     std::shared_ptr<const ConvolutionMesh> other = ring;
     if (k % 3 == 0) {
-      other = convolution_mesh_of(Shape::box(Vec3(0.1 + 0.1 * std::abs(uni(rng)),
-                                                  0.1 + 0.1 * std::abs(uni(rng)),
-                                                  0.1 + 0.1 * std::abs(uni(rng)))));
+      other = convolution_mesh_of(
+          Shape::box(Vec3::Constant(0.1) + 0.1 * test::draw_vec3(uni, rng).cwiseAbs()));
     }
     Pose pa, rel;
     pa.orientation = random_rotation(rng);
-    pa.position = Vec3(uni(rng), uni(rng), uni(rng));
+    pa.position = test::draw_vec3(uni, rng);
     rel.orientation = k % 2 == 0 ? random_rotation(rng)
                                  : Quat(Eigen::AngleAxisd(0.3 * uni(rng), Vec3::UnitY()));
-    rel.position = Vec3(0.9 * uni(rng), 0.9 * uni(rng) + 0.1, 0.4 * uni(rng));
+    const Vec3 r = test::draw_vec3(uni, rng);
+    rel.position = Vec3(0.9 * r.x(), 0.9 * r.y() + 0.1, 0.4 * r.z());
     if (k % 4 == 1) rel.position.y() = 1.5 + 0.1 * uni(rng);  // beyond the prongs' ends
     const Pose pb = pa * rel;
     const PhongDistanceResult local =

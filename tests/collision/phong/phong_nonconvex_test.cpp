@@ -31,6 +31,7 @@
 #include "collision/phong/phong_convolution.h"
 #include "collision/shape/procedural_mesh.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -208,12 +209,7 @@ void expect_touching(const BoxInU& b, const Pose& pose_u, const PhongDistanceRes
   EXPECT_TRUE(overlaps_u(b, -point - 1e-7 * dir)) << where;
 }
 
-Quat random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Vec3 axis(u(rng), u(rng), u(rng));
-  if (axis.norm() < 1e-3) axis = Vec3::UnitX();
-  return Quat(Eigen::AngleAxisd(kPi * u(rng), axis.normalized()));
-}
+using test::random_rotation;  // one draw per statement (tests/random_draws.h)
 
 // ---- tests -------------------------------------------------------------------------------------
 
@@ -282,16 +278,19 @@ TEST(PhongNonConvex, RandomPosesNeverBeatTheEuclideanDepthAndTouch) {
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   int overlapping = 0, separated = 0;
   for (int k = 0; k < 10; ++k) {
-    const Vec3 half(0.12 + 0.08 * std::abs(uni(rng)), 0.1 + 0.08 * std::abs(uni(rng)),
-                    0.12 + 0.08 * std::abs(uni(rng)));
+    const Vec3 half = Vec3(0.12, 0.1, 0.12) + 0.08 * test::draw_vec3(uni, rng).cwiseAbs();
     const Shape box = Shape::box(half);
     Pose pu, pb;
     pu.orientation = random_rotation(rng);
     Pose rel;
-    rel.orientation = Quat(Eigen::AngleAxisd(0.5 * uni(rng), Vec3(uni(rng), uni(rng), 1).normalized()));
+    const double angle = 0.5 * uni(rng);
+    const double ax = uni(rng);
+    const double ay = uni(rng);
+    rel.orientation = Quat(Eigen::AngleAxisd(angle, Vec3(ax, ay, 1).normalized()));
     // Even poses inside the notch (mostly apart), odd ones anywhere round the U.
-    rel.position = k % 2 == 0 ? Vec3(0.3 * uni(rng), 0.2 + 0.4 * uni(rng), 0.2 * uni(rng))
-                              : Vec3(0.9 * uni(rng), 0.8 * uni(rng) + 0.1, 0.3 * uni(rng));
+    const Vec3 w = test::draw_vec3(uni, rng);
+    rel.position = k % 2 == 0 ? Vec3(0.3 * w.x(), 0.2 + 0.4 * w.y(), 0.2 * w.z())
+                              : Vec3(0.9 * w.x(), 0.8 * w.y() + 0.1, 0.3 * w.z());
     pb = pu * rel;
     const BoxInU b = box_in_u(half, pu, pb);
     const PhongDistanceResult r = phong_distance(u, pu, box, pb);
@@ -430,14 +429,12 @@ TEST(PhongNonConvex, ConvolutionOfRotatedBoxesCoversTheirMinkowskiDifference) {
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   int checked = 0;
   for (int k = 0; k < 40; ++k) {
-    const Shape a = Shape::box(Vec3(0.2 + 0.3 * std::abs(uni(rng)), 0.2 + 0.3 * std::abs(uni(rng)),
-                                    0.2 + 0.3 * std::abs(uni(rng))));
-    const Shape b = Shape::box(Vec3(0.1 + 0.3 * std::abs(uni(rng)), 0.1 + 0.3 * std::abs(uni(rng)),
-                                    0.1 + 0.3 * std::abs(uni(rng))));
+    const Shape a = Shape::box(Vec3::Constant(0.2) + 0.3 * test::draw_vec3(uni, rng).cwiseAbs());
+    const Shape b = Shape::box(Vec3::Constant(0.1) + 0.3 * test::draw_vec3(uni, rng).cwiseAbs());
     Pose pa, pb;
     pa.orientation = random_rotation(rng);
     pb.orientation = random_rotation(rng);
-    pb.position = Vec3(uni(rng), uni(rng), uni(rng));
+    pb.position = test::draw_vec3(uni, rng);
     const PhongDistanceResult r = phong_distance_convolution(
         *convolution_mesh_of(a), pa, *convolution_mesh_of(b), pb, PhongDistanceOptions{});
     const DistanceResult e = *signed_distance(a, pa, b, pb);

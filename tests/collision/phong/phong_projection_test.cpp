@@ -9,6 +9,8 @@
 #include <cmath>
 #include <random>
 
+#include "tests/random_draws.h"
+
 namespace impetus {
 namespace {
 
@@ -19,13 +21,13 @@ TEST(PhongProjection, FlatTriangleGivesOrthogonalProjection) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   int inside = 0, outside = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    const std::array<Vec3, 3> q = {Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng)),
-                                   Vec3(u(rng), u(rng), u(rng))};
+    const std::array<Vec3, 3> q = {test::draw_vec3(u, rng), test::draw_vec3(u, rng),
+                                   test::draw_vec3(u, rng)};
     const Vec3 cross = (q[1] - q[0]).cross(q[2] - q[0]);
     if (cross.norm() < 0.2) continue;
     const Vec3 n = cross.normalized();
     const PhongTriangle tri(q, {n, n, n});
-    const Vec3 o(u(rng), u(rng), u(rng));
+    const Vec3 o = test::draw_vec3(u, rng);
     // Closed form: foot of the perpendicular and its barycentric coordinates (areas).
     const Vec3 foot = o - n.dot(o - q[0]) * n;
     Vec3 lambda;
@@ -110,11 +112,12 @@ TEST(PhongProjection, RigidMotionCommutesWithProjection) {
   const PhongTriangle tri(q, n);
   int checked = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const Vec3 o(0.35 + 0.15 * u(rng), 0.3 + 0.15 * u(rng), 0.6 * u(rng));
+    const Vec3 r = test::draw_vec3(u, rng);
+    const Vec3 o(0.35 + 0.15 * r.x(), 0.3 + 0.15 * r.y(), 0.6 * r.z());
     std::optional<PhongHit> hit = tri.project(o, 64, kTol);
     if (!hit) continue;
-    const Quat rot(Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
-    const Vec3 shift(u(rng), u(rng), u(rng));
+    const Quat rot = test::draw_angle_axis(u, rng, 3.0);
+    const Vec3 shift = test::draw_vec3(u, rng);
     const PhongTriangle moved({rot * q[0] + shift, rot * q[1] + shift, rot * q[2] + shift},
                               {rot * n[0], rot * n[1], rot * n[2]});
     std::optional<PhongHit> hit2 = moved.project(rot * o + shift, 64, kTol);

@@ -16,6 +16,7 @@
 #include "collision/shape/point_in_mesh.h"
 #include "collision/shape/procedural_mesh.h"
 #include "collision/query/ray_cast.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -35,7 +36,7 @@ std::vector<Case> shapes() {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<Vec3> points;
-  for (int i = 0; i < 40; ++i) points.push_back(Vec3(0.8 * u(rng), 0.5 * u(rng), 0.6 * u(rng)));
+  for (int i = 0; i < 40; ++i) points.push_back(test::draw_vec3(u, rng).cwiseProduct(Vec3(0.8, 0.5, 0.6)));
   std::string error;
   std::optional<ConvexHull> hull = build_convex_hull(points, &error);
   EXPECT_TRUE(hull.has_value()) << error;
@@ -71,8 +72,8 @@ double reference_fraction(const Case& c, const Pose& pose, const Vec3& o, const 
 Pose random_pose(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
   Pose pose;
-  pose.position = Vec3(u(rng), u(rng), u(rng));
-  pose.orientation = Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
+  pose.position = test::draw_vec3(u, rng);
+  pose.orientation = test::draw_angle_axis(u, rng, 3);
   return pose;
 }
 
@@ -85,9 +86,9 @@ TEST(RayCast, MatchesSampledFirstEntryForEveryShapeType) {
     const int rays = 100;
     for (int i = 0; i < rays; ++i) {
       const Pose pose = random_pose(rng);
-      const Vec3 direction = Vec3(u(rng), u(rng), u(rng)).normalized();
+      const Vec3 direction = test::draw_vec3(u, rng).normalized();
       const Vec3 origin = pose.position + 3.0 * direction;
-      const Vec3 target = pose.position + c.reach * Vec3(u(rng), u(rng), u(rng));
+      const Vec3 target = pose.position + c.reach * test::draw_vec3(u, rng);
       const Vec3 translation = 1.6 * (target - origin);
       const std::optional<ShapeRayHit> hit = ray_cast(c.shape, pose, origin, translation);
       const double ref = reference_fraction(c, pose, origin, translation, 1000);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "tests/collision/shape/hull_checks.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -28,12 +29,12 @@ TEST(ConvexHull, DegenerateCloudsStayValid) {
     const int n = 20 + 40 * (trial / 3);
     while (static_cast<int>(points.size()) < n) {
       if (kind == 0) {
-        points.emplace_back(cell(rng), cell(rng), cell(rng));
+        points.push_back(test::draw_vec3(cell, rng));
       } else if (kind == 1) {
-        Vec3 p(cell(rng), cell(rng), cell(rng));
+        Vec3 p = test::draw_vec3(cell, rng);
         if (p.squaredNorm() <= 12) points.push_back(p * 0.25);
       } else {
-        Vec3 p(u(rng), u(rng), u(rng));
+        Vec3 p = test::draw_vec3(u, rng);
         p[trial % 3] = u(rng) > 0 ? 2 : -2;
         points.push_back((p * 8).array().round() / 8);
       }
@@ -68,22 +69,22 @@ TEST(ConvexHull, RoundedDegenerateCloudsStayValid) {
   for (int trial = 0; trial < 300; ++trial) {
     const int kind = trial % 3;
     const int n = 5 + trial % 150;
-    const Quat q = Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-    const Vec3 offset(100 * u(rng), 100 * u(rng), 100 * u(rng));
+    const Quat q = test::draw_quat(g, rng).normalized();
+    const Vec3 offset = 100 * test::draw_vec3(u, rng);
     std::vector<Vec3> points;
     while (static_cast<int>(points.size()) < n) {
       if (kind == 0) {
-        points.push_back(q * Vec3(cell(rng), cell(rng), cell(rng)) + offset);
+        points.push_back(q * test::draw_vec3(cell, rng) + offset);
       } else if (kind == 1) {
-        Vec3 p(u(rng), u(rng), u(rng));
+        Vec3 p = test::draw_vec3(u, rng);
         p[trial % 3] = u(rng) > 0 ? 1 : -1;
         points.push_back(q * (1e-3 * p) + offset);
       } else if (!points.empty() && u(rng) > 0) {
-        points.push_back(points[static_cast<std::size_t>(std::abs(u(rng)) * points.size()) %
-                                points.size()] +
-                         1e-11 * Vec3(u(rng), u(rng), u(rng)));
+        const Vec3 near = points[static_cast<std::size_t>(std::abs(u(rng)) * points.size()) %
+                                 points.size()];
+        points.push_back(near + 1e-11 * test::draw_vec3(u, rng));
       } else {
-        points.push_back(q * Vec3(u(rng), u(rng), u(rng)));
+        points.push_back(q * test::draw_vec3(u, rng));
       }
     }
     std::optional<ConvexHull> hull = build_convex_hull(points, nullptr);

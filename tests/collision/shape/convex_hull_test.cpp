@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "tests/collision/shape/hull_checks.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -84,11 +85,13 @@ TEST(ConvexHull, CubeWithInteriorFaceEdgeAndDuplicatePoints) {
     std::vector<Vec3> points;
     for (int k = 0; k < 8; ++k) points.emplace_back(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
     for (int i = 0; i < 100; ++i) {
-      points.emplace_back(0.99 * u(rng), 0.99 * u(rng), 0.99 * u(rng));  // interior
-      Vec3 f(u(rng), u(rng), u(rng));                                      // on a face
+      points.push_back(0.99 * test::draw_vec3(u, rng));  // interior
+      Vec3 f = test::draw_vec3(u, rng);                  // on a face
       f[i % 3] = (i % 2) ? 1.0 : -1.0;
       points.push_back(f);
-      Vec3 e(u(rng), u(rng) > 0 ? 1.0 : -1.0, u(rng) > 0 ? 1.0 : -1.0);   // on an edge
+      Vec3 e = test::draw_vec3(u, rng);                  // on an edge
+      e.y() = e.y() > 0 ? 1.0 : -1.0;
+      e.z() = e.z() > 0 ? 1.0 : -1.0;
       points.emplace_back(e[i % 3], e[(i + 1) % 3], e[(i + 2) % 3]);
     }
     points.push_back(points[3]);  // duplicates of corners
@@ -126,7 +129,7 @@ TEST(ConvexHull, RotatedCubeWithRoundedFacePointsMergesIntoQuads) {
   std::vector<Vec3> local;
   for (int k = 0; k < 8; ++k) local.emplace_back(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
   for (int i = 0; i < 300; ++i) {
-    Vec3 f(u(rng), u(rng), u(rng));
+    Vec3 f = test::draw_vec3(u, rng);
     f[i % 3] = (i % 2) ? 1.0 : -1.0;
     local.push_back(f);
   }
@@ -196,8 +199,12 @@ TEST(ConvexHull, RejectsDegenerateInput) {
   for (int i = 0; i < 50; ++i) {
     double t = u(rng);
     line.push_back(Vec3(1, 2, 3) + t * Vec3(0.3, -0.2, 0.9));
-    plane.push_back(Vec3(u(rng), u(rng), 0));
-    thin.push_back(Vec3(u(rng), u(rng), 1e-9 * u(rng)));
+    Vec3 p = test::draw_vec3(u, rng);
+    p.z() = 0;
+    plane.push_back(p);
+    Vec3 q = test::draw_vec3(u, rng);
+    q.z() *= 1e-9;
+    thin.push_back(q);
   }
   expect_rejected(line, "collinear");
   expect_rejected(plane, "coplanar");
@@ -215,7 +222,7 @@ TEST(ConvexHull, SupportIndexIsTheBruteForceArgmax) {
   std::vector<Vec3> points = random_cloud(rng, 1, 300);
   ConvexHull hull = *build_convex_hull(points, nullptr);
   for (int trial = 0; trial < 500; ++trial) {
-    Vec3 d(g(rng), g(rng), g(rng));
+    const Vec3 d = test::draw_vec3(g, rng);
     double best = -1e300;
     for (const Vec3& p : points) best = std::max(best, d.dot(p));
     const int i = hull.support_index(d);

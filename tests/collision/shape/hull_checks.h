@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collision/shape/convex_hull.h"
+#include "tests/random_draws.h"
 
 namespace impetus::hull_test {
 
@@ -77,19 +78,24 @@ inline void check_hull(const std::vector<Vec3>& points, const ConvexHull& hull) 
     // Every input point on or below every face plane.
     for (const Vec3& p : points) ASSERT_LE(f.normal.dot(p), f.offset + tol);
     // Face vertices on the plane; the loop's own vector area agrees with the normal (CCW seen
-    // from outside); the normal points away from an interior point.
-    Vec3 area = Vec3::Zero();
+    // from outside); the normal points away from an interior point. The area is summed about
+    // the face's centroid: about the origin, a 1e-8 m² face 100 m away loses its direction to
+    // rounding (1e-9 off in the cosine).
     Vec3 centroid = Vec3::Zero();
     for (std::size_t i = 0; i < f.vertices.size(); ++i) {
-      const int a = f.vertices[i], b = f.vertices[(i + 1) % f.vertices.size()];
+      const int a = f.vertices[i];
       ASSERT_GE(a, 0);
       ASSERT_LT(a, v_count);
       used[a] = 1;
       EXPECT_NEAR(f.normal.dot(hull.vertices[a]), f.offset, 1e-6 * extent);
-      area += hull.vertices[a].cross(hull.vertices[b]);
       centroid += hull.vertices[a];
     }
     centroid /= static_cast<double>(f.vertices.size());
+    Vec3 area = Vec3::Zero();
+    for (std::size_t i = 0; i < f.vertices.size(); ++i) {
+      const int a = f.vertices[i], b = f.vertices[(i + 1) % f.vertices.size()];
+      area += (hull.vertices[a] - centroid).cross(hull.vertices[b] - centroid);
+    }
     EXPECT_GT(area.normalized().dot(f.normal), 1 - 1e-9);
     EXPECT_GT(f.normal.dot(centroid - inside), 0);
     // Convex loop: consecutive turns all agree with the normal.
@@ -143,15 +149,15 @@ inline std::vector<Vec3> random_cloud(std::mt19937_64& rng, int kind, int n) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::normal_distribution<double> g(0.0, 1.0);
   std::vector<Vec3> points;
-  const Quat q = Quat(g(rng), g(rng), g(rng), g(rng)).normalized();
-  const Vec3 offset(u(rng) * 100, u(rng) * 100, u(rng) * 100);
+  const Quat q = test::draw_quat(g, rng).normalized();
+  const Vec3 offset = test::draw_vec3(u, rng) * 100;
   while (static_cast<int>(points.size()) < n) {
     Vec3 p;
     switch (kind) {
-      case 0: p = Vec3(u(rng), u(rng), u(rng)); break;                 // cube
-      case 1: p = Vec3(u(rng), u(rng), u(rng)); if (p.norm() > 1) continue; break;  // ball
-      case 2: p = Vec3(g(rng), g(rng), g(rng)).normalized(); break;    // sphere surface
-      default: p = Vec3(3 * g(rng), 0.5 * g(rng), 0.05 * g(rng)); break;  // flat-ish Gaussian
+      case 0: p = test::draw_vec3(u, rng); break;                                 // cube
+      case 1: p = test::draw_vec3(u, rng); if (p.norm() > 1) continue; break;     // ball
+      case 2: p = test::draw_vec3(g, rng).normalized(); break;                    // sphere surface
+      default: p = test::draw_vec3(g, rng).cwiseProduct(Vec3(3, 0.5, 0.05)); break;  // flat-ish
     }
     points.push_back(q * p + offset);
   }

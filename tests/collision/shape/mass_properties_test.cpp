@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "collision/shape/convex_hull.h"
+#include "tests/random_draws.h"
 
 namespace impetus {
 namespace {
@@ -292,8 +293,8 @@ TEST(MassProperties, RigidTransformShiftsComAndRotatesInertia) {
   std::mt19937_64 rng(31);
   std::normal_distribution<double> g(0.0, 1.0);
   for (int trial = 0; trial < 5; ++trial) {
-    const Mat3 r = Quat(g(rng), g(rng), g(rng), g(rng)).normalized().toRotationMatrix();
-    const Vec3 t(50 * g(rng), 50 * g(rng), 50 * g(rng));
+    const Mat3 r = test::draw_quat(g, rng).normalized().toRotationMatrix();
+    const Vec3 t = 50 * test::draw_vec3(g, rng);
     TriangleMesh moved = base;
     for (Vec3& v : moved.vertices) v = r * v + t;
     MassProperties mp = compute_mass_properties(

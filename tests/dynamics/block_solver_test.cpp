@@ -221,7 +221,9 @@ TEST(BlockSolverIterative, DissectionGroupsOfALevelShareNoBody) {
           for (int j = start[h]; j < start[h + 1]; ++j) {
             for (int s : solver.block_slots(blocks[i])) {
               for (int t : solver.block_slots(blocks[j])) {
-                if (s >= 0) ASSERT_NE(s, t) << "groups " << g << " and " << h << " share a body";
+                if (s >= 0) {
+                  ASSERT_NE(s, t) << "groups " << g << " and " << h << " share a body";
+                }
               }
             }
           }

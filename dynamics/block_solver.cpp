@@ -590,21 +590,20 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     // The symbolic elimination of a big loopy island (a pile) costs about a tenth of its step
     // (pile_spheres_1k: 0.6 of 5.2 ms) only to find again that elimination fills in. Its count
     // (a lower bound when it stopped at its cap) is reused for kCostlyVerdictSteps steps while
-    // the contact count stays within 1/16 and the count still exceeds this step's cap by half:
-    // the cap moves with the expected passes, and an island near the limit is counted again.
+    // the contact count stays within 1/16 and the count still exceeds this step's cap, which
+    // moves with the expected passes: then counting again would refuse elimination too.
     constexpr int kCostlyVerdictSteps = 8;
     const bool big = contact_blocks > settings.always_exact_contacts;
     const long long cap = info.iterative_ops / passes + 1;
     const bool verdict_stands = big && costly_verdict_steps_ > 0 &&
                                 16 * std::abs(contact_blocks - costly_contact_blocks_) <= costly_contact_blocks_ &&
-                                2 * costly_estimate_ > 3 * cap;
+                                costly_estimate_ > cap;
     if (verdict_stands) {
       --costly_verdict_steps_;
       info.estimated_exact_ops = costly_estimate_;
       exact_allowed = false;
     } else {
-      // Big islands count on to twice the cap, so that a clear verdict can stand (above).
-      info.estimated_exact_ops = estimate_exact_ops(big ? 2 * cap : cap);
+      info.estimated_exact_ops = estimate_exact_ops(cap);
       exact_allowed = info.estimated_exact_ops * passes <= info.iterative_ops ||
                       (!big && expected_passes_ <= 0.5 * settings.max_active_set_iterations);
       costly_verdict_steps_ = big && !exact_allowed ? kCostlyVerdictSteps : 0;

@@ -501,6 +501,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   threads_ = settings.threads;
   for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
   const int joint_blocks = static_cast<int>(blocks_.size());
+  first_contact_block_ = joint_blocks;
   const int n = joint_blocks + static_cast<int>(island.contacts.size());
   double smallest_slop = settings.linear_slop;
   for (int c : island.contacts) smallest_slop = std::min(smallest_slop, contacts[c].slop);
@@ -647,8 +648,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   }
 
   diagonal_current_ = false;  // the bodies move on: the position level recomputes it
-  // Impulses and modes go back for warm starting.
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  // Impulses and modes go back for warm starting (each block to its own contact or joint).
+  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     Vec3 lambda = b.lambda + (impact_impulses_.empty() ? Vec3::Zero() : impact_impulses_[k]);
     if (b.contact >= 0) {
@@ -662,7 +663,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     } else {
       joints[b.joint].linear_impulse = joint_impulse_in_world(b, lambda);
     }
-  }
+  });
   return info;
 }
 

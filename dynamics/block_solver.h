@@ -200,6 +200,10 @@ class IslandBlockSolver {
                      std::vector<Vec3>& u, bool position_level) const;
   void sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda, std::vector<Vec3>& u,
              bool position_level, int threads);
+  /// Calls visit(k) for every block in sweep order: block order, or for big islands group by
+  /// group with the groups of a level in parallel (visit may then touch only block k's bodies).
+  template <class Visit>
+  void visit_in_sweep_order(int threads, Visit&& visit);
   /// Largest velocity residual |target − J u − reg λ| over the rows of joint blocks (equality
   /// rows and active limits); 0 for islands without joints.
   double joint_residual_max(const std::vector<Vec3>& target, const std::vector<Vec3>& lambda,
@@ -224,6 +228,7 @@ class IslandBlockSolver {
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
   std::vector<int> local_of_;             // per world body: island slot while blocks are built
   int threads_ = 1;                       // for per-block loops (big islands only: > 1)
+  int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;
   std::vector<std::array<int, 2>> slots_;  // per block: local index of its bodies, −1 = not ours
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ

@@ -361,46 +361,50 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
   }
 }
 
-void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
-                              std::vector<Vec3>& u, bool position_level, int threads) {
+template <class Visit>
+void IslandBlockSolver::visit_in_sweep_order(int threads, Visit&& visit) {
   const int n = static_cast<int>(blocks_.size());
   if (group_start_.empty()) {
-    for (int k = 0; k < n; ++k) iterate_block(k, target, lambda, u, position_level);
-  } else {
-    constexpr int kParts = 1 << kDissectionLevels;
-    const int t = usable_threads(threads);
-    auto sweep_group = [&](int g) {
-      for (int i = group_start_[g]; i < group_start_[g + 1]; ++i)
-        iterate_block(group_blocks_[i], target, lambda, u, position_level);
-    };
-    auto level_offset = [](int level) {
-      int first = 0;
-      for (int l = 0; l < level; ++l) first += kParts >> l;
-      return first;
-    };
-    // A group only has to follow the groups below it in its own subtree. With t threads, each of
-    // the 2^d ≥ t subtrees under depth d is swept by one thread from its parts up to its own
-    // separators without waiting for the others; the separators above depth d follow level by
-    // level. The sweep order within each subtree, and so the result, is the same for any t.
-    int depth = 0;
-    while ((1 << depth) < t && depth < kDissectionLevels) ++depth;
-    const int subtrees = 1 << depth;
-    const int local_levels = kDissectionLevels - depth;  // levels inside one subtree: 0..this
+    for (int k = 0; k < n; ++k) visit(k);
+    return;
+  }
+  constexpr int kParts = 1 << kDissectionLevels;
+  const int t = usable_threads(threads);
+  auto visit_group = [&](int g) {
+    for (int i = group_start_[g]; i < group_start_[g + 1]; ++i) visit(group_blocks_[i]);
+  };
+  auto level_offset = [](int level) {
+    int first = 0;
+    for (int l = 0; l < level; ++l) first += kParts >> l;
+    return first;
+  };
+  // A group only has to follow the groups below it in its own subtree. With t threads, each of
+  // the 2^d ≥ t subtrees under depth d is swept by one thread from its parts up to its own
+  // separators without waiting for the others; the separators above depth d follow level by
+  // level. The order within each subtree, and so the result, is the same for any t.
+  int depth = 0;
+  while ((1 << depth) < t && depth < kDissectionLevels) ++depth;
+  const int subtrees = 1 << depth;
+  const int local_levels = kDissectionLevels - depth;  // levels inside one subtree: 0..this
 #pragma omp parallel num_threads(t)
-    {
+  {
 #pragma omp for schedule(static, 1)
-      for (int tree = 0; tree < subtrees; ++tree) {
-        for (int level = 0; level <= local_levels; ++level) {
-          const int per_tree = 1 << (local_levels - level);  // groups of this level in one subtree
-          for (int g = 0; g < per_tree; ++g) sweep_group(level_offset(level) + tree * per_tree + g);
-        }
-      }
-      for (int level = local_levels + 1; level <= kDissectionLevels; ++level) {
-#pragma omp for schedule(static, 1)
-        for (int g = 0; g < (kParts >> level); ++g) sweep_group(level_offset(level) + g);
+    for (int tree = 0; tree < subtrees; ++tree) {
+      for (int level = 0; level <= local_levels; ++level) {
+        const int per_tree = 1 << (local_levels - level);  // groups of this level in one subtree
+        for (int g = 0; g < per_tree; ++g) visit_group(level_offset(level) + tree * per_tree + g);
       }
     }
+    for (int level = local_levels + 1; level <= kDissectionLevels; ++level) {
+#pragma omp for schedule(static, 1)
+      for (int g = 0; g < (kParts >> level); ++g) visit_group(level_offset(level) + g);
+    }
   }
+}
+
+void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                              std::vector<Vec3>& u, bool position_level, int threads) {
+  visit_in_sweep_order(threads, [&](int k) { iterate_block(k, target, lambda, u, position_level); });
   if (joint_subsystem_ready_) solve_joint_subsystem(target, lambda, u, position_level);
 }
 
@@ -408,9 +412,8 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
                                              const std::vector<Vec3>& lambda,
                                              const std::vector<Vec3>& u) const {
   double worst = 0;
-  for (size_t k = 0; k < blocks_.size(); ++k) {
+  for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
-    if (b.joint < 0) continue;
     const IterBlock& it = iter_[k];
     Vec3 vel = it.known_velocity;
     for (int s = 0; s < 2; ++s) {
@@ -439,8 +442,7 @@ double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
   const int n = static_cast<int>(blocks_.size());
   const int t = n < 1024 ? 1 : usable_threads(threads_);
 #pragma omp parallel for reduction(max : worst) num_threads(t) schedule(static) if (t > 1)
-  for (int k = 0; k < n; ++k) {
-    if (blocks_[k].contact < 0) continue;
+  for (int k = first_contact_block_; k < n; ++k) {
     const ContactSweep& c = contact_sweep_[k];
     const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
     const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
@@ -463,13 +465,15 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   }
   lambda_.resize(n);
   target_.resize(n);
-  for (int k = 0; k < n; ++k) {
+  // Warm start in sweep order (big islands: groups in parallel, each block touching its own
+  // bodies only).
+  visit_in_sweep_order(settings.threads, [&](int k) {
     const ConstraintBlock& b = blocks_[k];
     lambda_[k] = project_block_impulse(b, b.lambda);
     target_[k] = b.rhs;
     if (b.contact >= 0) {
       apply_contact_impulse(contact_sweep_[k], contact_sweep_[k].basis.transpose() * lambda_[k], u_);
-      continue;
+      return;
     }
     for (int s = 0; s < 2; ++s) {
       const int l = iter_[k].slot[s];
@@ -477,7 +481,7 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
       u_[2 * l] += iter_[k].mv[s] * lambda_[k];
       u_[2 * l + 1] += iter_[k].mw[s] * lambda_[k];
     }
-  }
+  });
   for (int iter = 0; iter < settings.iterative_iterations; ++iter)
     sweep(target_, lambda_, u_, false, settings.threads);
   // Past the fixed sweeps, only islands whose joints or contacts are still off their targets
@@ -496,17 +500,17 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     bodies[bodies_[l]].w = u_[2 * l + 1];
   }
   // Impulses, and modes for the next step's warm start, from the final impulses.
-  for (int k = 0; k < n; ++k) {
+  parallel_for(n, threads_, [&](std::ptrdiff_t k) {
     ConstraintBlock& b = blocks_[k];
     b.lambda = lambda_[k];
-    if (b.contact < 0) continue;
+    if (b.contact < 0) return;
     const double lt = std::sqrt(b.lambda[1] * b.lambda[1] + b.lambda[2] * b.lambda[2]);
     if (b.lambda[0] <= kImpulseTolerance) b.mode = ContactMode::Inactive;
     else if (lt >= b.friction * b.lambda[0] * (1.0 - 1e-6)) b.mode = ContactMode::Sliding;
     else b.mode = ContactMode::Sticking;
     if (b.mode == ContactMode::Sliding && lt > 0)
       b.slide_direction = Vec3(0, b.lambda[1] / lt, b.lambda[2] / lt);
-  }
+  });
 }
 
 void IslandBlockSolver::stabilize_iterative(std::vector<RigidBodySim>& bodies,

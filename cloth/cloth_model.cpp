@@ -217,6 +217,20 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
       slot_sources_.insert(slot_sources_.end(), sources[k].begin(), sources[k].end());
       slot_offsets_[k + 1] = static_cast<int>(slot_sources_.size());
     }
+    // Q's entries on A's pattern are added to its diagonal blocks below; the others form R.
+    bend_slot_.assign(bend_q_.cols.size(), -1);
+    bend_r_ = ScalarCsrMatrix{};
+    bend_r_.rows = nv;
+    bend_r_.row_offsets.assign(nv + 1, 0);
+    for (int i = 0; i < bend_q_.rows; ++i) {
+      for (int k = bend_q_.row_offsets[i]; k < bend_q_.row_offsets[i + 1]; ++k) {
+        bend_slot_[k] = A.find(i, bend_q_.cols[k]);
+        if (bend_slot_[k] >= 0) continue;
+        bend_r_.cols.push_back(bend_q_.cols[k]);
+        bend_r_.values.push_back(bend_q_.values[k]);
+      }
+      bend_r_.row_offsets[i + 1] = static_cast<int>(bend_r_.cols.size());
+    }
     pattern_ready_ = true;
     pattern_owner_ = &A;
   }
@@ -236,8 +250,14 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     A.blocks[k] = sum;
   });
   rhs.resize(nv);
+  const double cb = bending_coefficient(h);
+  const bool fold_bending = cb != 0 && bend_q_.rows == nv;
   cloth_serial_for(nv, [&](std::ptrdiff_t i) {
     A.blocks[A.diagonal[i]].diagonal().array() += mass_[i];
+    if (fold_bending) {
+      for (int k = bend_q_.row_offsets[i]; k < bend_q_.row_offsets[i + 1]; ++k)
+        if (bend_slot_[k] >= 0) A.blocks[bend_slot_[k]].diagonal().array() += cb * bend_q_.values[k];
+    }
     Vec3 sum = h * mass_[i] * gravity;
     for (int s = vertex_offsets_[i]; s < vertex_offsets_[i + 1]; ++s) {
       const int src = vertex_sources_[s];

@@ -34,12 +34,18 @@ class ClothModel {
   const ScalarCsrMatrix& bending_hessian() const { return bend_q_; }  // Q (times k_b = Hessian)
 
   /// Fills A's blocks (pattern set by the caller from the topology 1-ring) and rhs for a
-  /// step of size h from (x, v); gravity enters as m·g. A still lacks the bending term
-  /// bending_coefficient(h)·Q, which the solver applies matrix-free.
+  /// step of size h from (x, v); gravity enters as m·g. The system matrix is
+  /// A + bending_coefficient(h)·(R ⊗ I₃), R = bending_remainder(): A includes the bending
+  /// term's entries on its own pattern, and only the rest of Q's wider (2-ring) stencil, R, is
+  /// left to the solver to apply matrix-free. Folding them in halves the scalar entries a
+  /// product visits per row (12.5 → 5.7 on a grid) and gives the incomplete factorisation the
+  /// 1-ring bending part without merging it.
   void assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v, double h,
                 const Vec3& gravity, int threads, BlockCsrMatrix& A, std::vector<Vec3>& rhs);
-  /// Coefficient of Q in the system matrix: k_b·(h·damping + h²).
+  /// Coefficient of Q (and R) in the system matrix: k_b·(h·damping + h²).
   double bending_coefficient(double h) const;
+  /// The entries of Q outside the pattern of the A last given to assemble() (empty before).
+  const ScalarCsrMatrix& bending_remainder() const { return bend_r_; }
 
   /// Internal (elastic + damping) forces at (x, v), without gravity: element_system's forces
   /// plus bending. For tests.
@@ -79,6 +85,9 @@ class ClothModel {
   std::vector<Vec3> bend_y_;  // assemble's x0 + (damping + h)·v0, kept between steps
   // Assembly: for block slot k of A, the element blocks (element*9 + local) summed into it.
   std::vector<int> slot_offsets_, slot_sources_;
+  // Bending split on A's pattern: per entry of Q, its block slot in A or -1; R = the rest.
+  std::vector<int> bend_slot_;
+  ScalarCsrMatrix bend_r_;
   std::vector<int> vertex_offsets_, vertex_sources_;  // element*3 + local, per vertex
   std::vector<std::array<Mat3, 9>> element_blocks_;
   std::vector<std::array<Vec3, 3>> element_rhs_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cloth/block_sparse.h"
+#include "cloth/cloth_element.h"
 #include "cloth/cloth_params.h"
 #include "cloth/cloth_topology.h"
 #include "collision/base/math.h"
@@ -54,7 +55,7 @@ class ClothModel {
   double elastic_energy(const std::vector<Vec3>& x) const;
   double bending_energy(const std::vector<Vec3>& x) const;
 
-  /// What assemble() adds for one triangle (the step's kernel, element_system below).
+  /// What assemble() adds for one triangle (the step's kernel, cloth_element.h).
   struct ElementSystem {
     std::array<Mat3, 9> blocks;   // (i, j) at 3i + j: h·D_ij + h²·K_ij
     std::array<Vec3, 3> rhs;      // h·(f_i − h·Σ_j K_ij v_j)
@@ -66,30 +67,26 @@ class ClothModel {
                                double h) const;
 
  private:
-  struct Element {
-    std::array<int, 3> v;
-    std::array<double, 3> cu, cv;  // ∂w_u/∂x_i, ∂w_v/∂x_i (scalars × I)
-    double area;
-  };
-  // The one Baraff–Witkin element kernel: the element's blocks of h·D + h²·K, its right-hand
-  // side h·(f − h·K·v) and, when `forces` is given, its forces f (elastic + damping).
-  void element_system(const Element& e, const std::vector<Vec3>& x, const std::vector<Vec3>& v,
-                      double h, std::array<Mat3, 9>& out, std::array<Vec3, 3>& r,
-                      std::array<Vec3, 3>* forces = nullptr) const;
+  MembraneStiffness membrane() const;
 
   ClothParams params_;
-  std::vector<Element> elements_;
+  std::vector<ClothElement> elements_;
   std::vector<double> area_;
   std::vector<double> mass_;
   ScalarCsrMatrix bend_q_;
   std::vector<Vec3> bend_y_;  // assemble's x0 + (damping + h)·v0, kept between steps
-  // Assembly: for block slot k of A, the element blocks (element*9 + local) summed into it.
+  // Assembly, per block slot (i, j) of A with j ≥ i ("upper"): its index in A, the index of
+  // its mirror (j, i) (-1 on the diagonal), the vertex i on the diagonal (else -1), Q_ij (0 if
+  // Q has no such entry), and the element-local blocks (element*9 + 3a + b) summed into it.
+  // A block (j, i) below the diagonal is the transpose of (i, j): the element blocks are
+  // (a, b) = (b, a)ᵀ and Q is symmetric, so A is symmetric (off its diagonal blocks, exactly).
+  std::vector<int> upper_slot_, lower_slot_, upper_vertex_;
+  std::vector<double> upper_bending_;
   std::vector<int> slot_offsets_, slot_sources_;
-  // Bending split on A's pattern: per entry of Q, its block slot in A or -1; R = the rest.
-  std::vector<int> bend_slot_;
+  // The entries of Q off A's pattern.
   ScalarCsrMatrix bend_r_;
   std::vector<int> vertex_offsets_, vertex_sources_;  // element*3 + local, per vertex
-  std::vector<std::array<Mat3, 9>> element_blocks_;
+  std::vector<ElementStiffness> element_stiffness_;
   std::vector<std::array<Vec3, 3>> element_rhs_;
   bool pattern_ready_ = false;
   const BlockCsrMatrix* pattern_owner_ = nullptr;

@@ -1,10 +1,10 @@
 // The cloth's implicit solve against dense references: the hand-written 3×3 block kernels
 // against Eigen's products, the incomplete factorisation where it is exact (a block-tridiagonal
 // matrix has no fill, so IC(0) is its Cholesky factorisation) against a dense solve, the
-// assembled system (blocks with the bending term's 1-ring folded in, plus the remainder of its
-// 2-ring stencil) against a dense sum of the element kernels, masses and the whole bending
-// Hessian, and the PCG solution with constrained vertices against a dense solve of the free
-// part.
+// assembled system (upper blocks summed from the compact element kernels and mirrored, the
+// bending term's 1-ring folded in, plus the remainder of its 2-ring stencil) against a dense
+// sum of the element kernels' blocks, masses and the whole bending Hessian, and the PCG
+// solution with constrained vertices against a dense solve of the free part.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -186,6 +186,13 @@ TEST(ClothModel, FoldedBendingPlusRemainderIsTheWholeSystem) {
     }
   }
   EXPECT_GT(R.cols.size(), 0u);  // the 2-ring stencil reaches beyond the 1-ring
+  // Each off-diagonal block is exactly its mirror's transpose.
+  for (int i = 0; i < nv; ++i) {
+    for (int k = s.A.row_offsets[i]; k < s.A.row_offsets[i + 1]; ++k) {
+      if (s.A.cols[k] == i) continue;
+      EXPECT_EQ(s.A.blocks[k], s.A.blocks[s.A.find(s.A.cols[k], i)].transpose());
+    }
+  }
   EXPECT_LT((assembled - s.dense).norm(), 1e-13 * s.dense.norm());
   // The solver's own product applies the same matrix.
   std::mt19937_64 rng(8);

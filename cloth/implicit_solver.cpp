@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cloth/block3.h"
+#include "cloth/cloth_parallel.h"
 
 namespace impetus {
 namespace {
@@ -32,22 +33,33 @@ namespace {
 }  // namespace
 
 void ImplicitSolver::apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
-                           const std::vector<Vec3>& x, std::vector<Vec3>& y) const {
+                           const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const {
   y.resize(blocks.rows);
-  for (int i = 0; i < blocks.rows; ++i) y[i] = row_product(blocks, bending, c, x, i);
+  cloth_parallel_for(blocks.rows, threads, [&](std::ptrdiff_t i) {
+    y[i] = row_product(blocks, bending, c, x, static_cast<int>(i));
+  });
+}
+
+double ImplicitSolver::sum_chunks() const {
+  double s = 0;
+  for (double p : partial_) s += p;
+  return s;
 }
 
 double ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                                    std::vector<Vec3>& z) const {
+                                    std::vector<Vec3>& z, int threads) {
   if (use_ichol_now_) return ichol_.apply(r, z);
-  const int n = static_cast<int>(r.size());
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(r.size());
   z.resize(n);
-  double dot = 0;
-  for (int i = 0; i < n; ++i) {
-    z[i] = constrained[i] ? Vec3(Vec3::Zero()) : block3::product(inv_diag_[i], r[i]);
-    dot += r[i].dot(z[i]);
-  }
-  return dot;
+  for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    double dot = 0;
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      z[i] = constrained[i] ? Vec3(Vec3::Zero()) : block3::product(inv_diag_[i], r[i]);
+      dot += r[i].dot(z[i]);
+    }
+    partial_[ch] = dot;
+  });
+  return sum_chunks();
 }
 
 namespace {
@@ -60,12 +72,15 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
                                 double bending_coefficient, const std::vector<Vec3>& b,
                                 const std::vector<char>& constrained, const std::vector<Vec3>& z,
                                 double tolerance, double absolute_floor, int max_iterations,
-                                std::vector<Vec3>& dv) {
-  // The whole solve runs on the calling thread: the triangular solves of the preconditioner
-  // are serial anyway, and the remaining per-iteration loops (a few µs each at cloth sizes)
-  // would each need a parallel region and barrier, which on a loaded machine cost far more
-  // than they save (cloth_parallel.h). Every sum runs in a fixed order.
+                                int threads, std::vector<Vec3>& dv) {
+  // The triangular solves of the preconditioner run serially (their rows depend on each
+  // other); the system products, the half of an iteration that parallelises, run in fixed
+  // chunks of rows (cloth_parallel.h: only for cloths of kMinParallelItems vertices or more,
+  // and with no more threads than idle cores, since each is a parallel region with a barrier).
+  // The cheap vector updates stay on the calling thread. Dot products sum per chunk and then
+  // the chunks in order, so every result is the same for any thread count.
   const int n = blocks.rows;
+  partial_.assign(chunk_count(n), 0.0);
   const double cb = bending_coefficient;
   inv_diag_.resize(n);
   r_.resize(n);
@@ -75,11 +90,11 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   dv.resize(n);
 
   // Constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
-  for (int i = 0; i < n; ++i) {
+  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     // The block-Jacobi inverse is kept also with the incomplete factorisation: it is the
     // stability reference and the fallback (below).
     Mat3 d = blocks.blocks[blocks.diagonal[i]];
-    if (cb != 0 && bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(i);
+    if (cb != 0 && bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
     inv_diag_[i] = d.inverse();
     if (constrained[i]) {
       dv[i] = z[i];
@@ -87,16 +102,16 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
     } else {
       r_[i] = b[i];
     }
-  }
+  });
   use_ichol_now_ = false;
-  double delta0 = precondition(constrained, r_, s_);
+  double delta0 = precondition(constrained, r_, s_, threads);
   // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
   // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
   // else block Jacobi preconditions this solve.
   const double jacobi_delta0 = delta0;
   ichol_.factor(blocks, constrained);
   use_ichol_now_ = true;
-  const double ichol_delta0 = precondition(constrained, r_, s_);
+  const double ichol_delta0 = precondition(constrained, r_, s_, threads);
   if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
     delta0 = ichol_delta0;
   } else {
@@ -104,29 +119,33 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   }
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.
-  for (int i = 0; i < n; ++i) {
+  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     if (constrained[i]) {
       r_[i].setZero();
     } else {
-      r_[i] = b[i] - row_product(blocks, bending, cb, dv, i);
+      r_[i] = b[i] - row_product(blocks, bending, cb, dv, static_cast<int>(i));
     }
-  }
-  double delta = precondition(constrained, r_, c_);
+  });
+  double delta = precondition(constrained, r_, c_, threads);
   PcgResult result;
   if (!(delta0 > 0)) return result;
   const double target = std::max(tolerance * tolerance * delta0, absolute_floor);
   int it = 0;
   while (delta > target && it < max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
-    double cq = 0;
-    for (int i = 0; i < n; ++i) {
-      if (constrained[i]) {
-        q_[i].setZero();
-        continue;
+    for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      double cq = 0;
+      for (std::ptrdiff_t i = begin; i < end; ++i) {
+        if (constrained[i]) {
+          q_[i].setZero();
+          continue;
+        }
+        q_[i] = row_product(blocks, bending, cb, c_, static_cast<int>(i));
+        cq += c_[i].dot(q_[i]);
       }
-      q_[i] = row_product(blocks, bending, cb, c_, i);
-      cq += c_[i].dot(q_[i]);
-    }
+      partial_[ch] = cq;
+    });
+    const double cq = sum_chunks();
     if (!(cq > 0)) break;
     const double alpha = delta / cq;
     // dv += α c, r −= α q; s = P⁻¹ r, δ = rᵀs.
@@ -135,7 +154,7 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
       r_[i] -= alpha * q_[i];
     }
     const double delta_old = delta;
-    delta = precondition(constrained, r_, s_);
+    delta = precondition(constrained, r_, s_, threads);
     const double beta = delta / delta_old;
     for (int i = 0; i < n; ++i) c_[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(s_[i] + beta * c_[i]);
     ++it;

@@ -30,19 +30,22 @@ class ImplicitSolver {
   PcgResult solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
                   double bending_coefficient, const std::vector<Vec3>& b,
                   const std::vector<char>& constrained, const std::vector<Vec3>& z,
-                  double tolerance, double absolute_floor, int max_iterations,
+                  double tolerance, double absolute_floor, int max_iterations, int threads,
                   std::vector<Vec3>& dv);
   /// y = (blocks + c·Q) x, with the solver's own row products.
   void apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
-             const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
+             const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
 
  private:
   // z = P⁻¹ r; returns rᵀz.
   double precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                      std::vector<Vec3>& z) const;
+                      std::vector<Vec3>& z, int threads);
+  // Σ partial_ in chunk order.
+  double sum_chunks() const;
 
   std::vector<Mat3> inv_diag_;
   std::vector<Vec3> r_, c_, q_, s_;
+  std::vector<double> partial_;  // per-chunk partial sums of a dot product
   BlockIncompleteCholesky ichol_;
   bool use_ichol_now_ = false;  // this solve's preconditioner (block Jacobi if the factorisation failed)
 };

@@ -12,6 +12,7 @@
 #include "cloth/block3.h"
 #include "cloth/block_ichol.h"
 #include "cloth/cloth_model.h"
+#include "cloth/cloth_parallel.h"
 #include "cloth/cloth_topology.h"
 #include "cloth/implicit_solver.h"
 #include "cloth_test_util.h"
@@ -199,7 +200,7 @@ TEST(ClothModel, FoldedBendingPlusRemainderIsTheWholeSystem) {
   std::vector<Vec3> x(nv), y;
   for (Vec3& xi : x) xi = random_vec(rng);
   ImplicitSolver solver;
-  solver.apply(s.A, R, s.c, x, y);
+  solver.apply(s.A, R, s.c, x, y, 1);
   const Eigen::VectorXd expected = s.dense * flat(x);
   EXPECT_LT((flat(y) - expected).norm(), 1e-13 * expected.norm());
 }
@@ -215,9 +216,23 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
     if (constrained[i]) z[i] = random_vec(rng);
     dv[i] = 0.1 * random_vec(rng);  // a warm start
   }
+  const std::vector<Vec3> guess = dv;
   ImplicitSolver solver;
-  const PcgResult res = solver.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, dv);
+  const PcgResult res = solver.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 1, dv);
   EXPECT_LT(res.relative_residual, 1e-12);
+  // The same bits with the products forced onto 3 threads, chunk by chunk.
+  {
+    ClothParallelTuning& tuning = cloth_parallel_tuning();
+    tuning.load_gate = false;
+    tuning.min_items = 1;
+    std::vector<Vec3> dv3 = guess;
+    ImplicitSolver parallel;
+    const PcgResult res3 = parallel.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 3, dv3);
+    tuning.load_gate = true;
+    tuning.min_items = kMinParallelItems;
+    EXPECT_EQ(res3.iterations, res.iterations);
+    for (int i = 0; i < nv; ++i) EXPECT_EQ(dv3[i], dv[i]) << i;
+  }
   // Dense: dv_C = z_C, S_FF dv_F = b_F − S_FC z_C.
   std::vector<int> free;
   for (int i = 0; i < nv; ++i)

@@ -9,34 +9,53 @@
 namespace impetus {
 namespace {
 
-// Row i of (blocks + c·Q) x. Two accumulators for the blocks: a row's products then form two
-// independent dependency chains instead of one.
-[[gnu::always_inline]] inline Vec3 row_product(const BlockCsrMatrix& A, const ScalarCsrMatrix& Q, double c,
-                 const std::vector<Vec3>& x, int i) {
-  block3::Acc even, odd;
-  int k = A.row_offsets[i];
-  const int end = A.row_offsets[i + 1];
-  for (; k + 1 < end; k += 2) {
-    even.add_product(A.blocks[k], x[A.cols[k]]);
-    odd.add_product(A.blocks[k + 1], x[A.cols[k + 1]]);
+// Raw views of the system's arrays, made inside each chunk's loop: the loop body is also an
+// OpenMP region's (cloth_parallel.h), through which the captured references escape, so the
+// compiler would otherwise reload the vectors' data pointers after every store.
+struct SystemRows {
+  const int* offsets;
+  const int* cols;
+  const Mat3* blocks;
+  const int* q_offsets;
+  const int* q_cols;
+  const double* q_values;
+  double c;
+  SystemRows(const BlockCsrMatrix& A, const ScalarCsrMatrix& Q, double c_in)
+      : offsets(A.row_offsets.data()), cols(A.cols.data()), blocks(A.blocks.data()),
+        q_offsets(Q.rows > 0 ? Q.row_offsets.data() : nullptr), q_cols(Q.cols.data()),
+        q_values(Q.values.data()), c(Q.rows > 0 ? c_in : 0.0) {}
+
+  // Row i of (blocks + c·Q) x. Two accumulators for the blocks: a row's products then form two
+  // independent dependency chains instead of one.
+  Vec3 product(const Vec3* x, std::ptrdiff_t i) const {
+    block3::Acc even, odd;
+    int k = offsets[i];
+    const int end = offsets[i + 1];
+    for (; k + 1 < end; k += 2) {
+      even.add_product(blocks[k], x[cols[k]]);
+      odd.add_product(blocks[k + 1], x[cols[k + 1]]);
+    }
+    if (k < end) even.add_product(blocks[k], x[cols[k]]);
+    Vec3 sum(even.x + odd.x, even.y + odd.y, even.z + odd.z);
+    if (c != 0) {
+      block3::Acc b;
+      for (int j = q_offsets[i]; j < q_offsets[i + 1]; ++j) b.add_scaled(q_values[j], x[q_cols[j]]);
+      sum += c * b.vec();
+    }
+    return sum;
   }
-  if (k < end) even.add_product(A.blocks[k], x[A.cols[k]]);
-  Vec3 sum(even.x + odd.x, even.y + odd.y, even.z + odd.z);
-  if (c != 0 && Q.rows > 0) {
-    block3::Acc b;
-    for (int j = Q.row_offsets[i]; j < Q.row_offsets[i + 1]; ++j) b.add_scaled(Q.values[j], x[Q.cols[j]]);
-    sum += c * b.vec();
-  }
-  return sum;
-}
+};
 
 }  // namespace
 
 void ImplicitSolver::apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
                            const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const {
   y.resize(blocks.rows);
-  cloth_parallel_for(blocks.rows, threads, [&](std::ptrdiff_t i) {
-    y[i] = row_product(blocks, bending, c, x, static_cast<int>(i));
+  for_each_chunk(blocks.rows, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const SystemRows rows(blocks, bending, c);
+    const Vec3* xp = x.data();
+    Vec3* yp = y.data();
+    for (std::ptrdiff_t i = begin; i < end; ++i) yp[i] = rows.product(xp, i);
   });
 }
 
@@ -119,11 +138,14 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   }
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.
-  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
-    if (constrained[i]) {
-      r_[i].setZero();
-    } else {
-      r_[i] = b[i] - row_product(blocks, bending, cb, dv, static_cast<int>(i));
+  for_each_chunk(n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const SystemRows rows(blocks, bending, cb);
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      if (constrained[i]) {
+        r_[i].setZero();
+      } else {
+        r_[i] = b[i] - rows.product(dv.data(), i);
+      }
     }
   });
   double delta = precondition(constrained, r_, c_, threads);
@@ -134,14 +156,18 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   while (delta > target && it < max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
     for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      const SystemRows rows(blocks, bending, cb);
+      const char* fixed = constrained.data();
+      const Vec3* cp = c_.data();
+      Vec3* qp = q_.data();
       double cq = 0;
       for (std::ptrdiff_t i = begin; i < end; ++i) {
-        if (constrained[i]) {
-          q_[i].setZero();
+        if (fixed[i]) {
+          qp[i].setZero();
           continue;
         }
-        q_[i] = row_product(blocks, bending, cb, c_, static_cast<int>(i));
-        cq += c_[i].dot(q_[i]);
+        qp[i] = rows.product(cp, i);
+        cq += cp[i].dot(qp[i]);
       }
       partial_[ch] = cq;
     });

@@ -49,8 +49,16 @@ struct ElementStiffness {
     double m00 = 0, m10 = 0, m20 = 0, m01 = 0, m11 = 0, m21 = 0, m02 = 0, m12 = 0, m22 = 0;
     Mat3 matrix() const {
       Mat3 m;
-      m << m00, m01, m02, m10, m11, m12, m20, m21, m22;
+      store(m);
       return m;
+    }
+    void store(Mat3& m) const {
+      double* o = m.data();
+      o[0] = m00, o[1] = m10, o[2] = m20, o[3] = m01, o[4] = m11, o[5] = m21, o[6] = m02, o[7] = m12, o[8] = m22;
+    }
+    void store_transpose(Mat3& m) const {
+      double* o = m.data();
+      o[0] = m00, o[1] = m01, o[2] = m02, o[3] = m10, o[4] = m11, o[5] = m12, o[6] = m20, o[7] = m21, o[8] = m22;
     }
   };
   /// sum += block (a, b) of the element. (Inline: the assembly calls it for every element

@@ -218,19 +218,39 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
   // bending; its mirror below the diagonal is its transpose.
   const double cb = bending_coefficient(h);
   const bool fold_bending = cb != 0 && bend_q_.rows == nv;
-  cloth_parallel_for(static_cast<std::ptrdiff_t>(upper_slot_.size()), threads, [&](std::ptrdiff_t u) {
-    ElementStiffness::BlockSum block;
-    for (int s = slot_offsets_[u]; s < slot_offsets_[u + 1]; ++s) {
-      const int src = slot_sources_[s];
-      const int t = src / 9, a = (src % 9) / 3, b = src % 3;
-      element_stiffness_[t].add_block(elements_[t], a, b, block);
+  // (Raw pointers taken inside each chunk: through the OpenMP region the captured references
+  // escape, and the compiler would reload every vector's data pointer after each store.)
+  for_each_chunk(static_cast<std::ptrdiff_t>(upper_slot_.size()), threads,
+                 [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const int* offsets = slot_offsets_.data();
+    const int* sources = slot_sources_.data();
+    const ElementStiffness* stiffness = element_stiffness_.data();
+    const ClothElement* elements = elements_.data();
+    const int* upper = upper_slot_.data();
+    const int* lower = lower_slot_.data();
+    const int* vertex = upper_vertex_.data();
+    const double* bending = upper_bending_.data();
+    const double* mass = mass_.data();
+    Mat3* blocks = A.blocks.data();
+    for (std::ptrdiff_t u = begin; u < end; ++u) {
+      ElementStiffness::BlockSum block;
+      for (int s = offsets[u]; s < offsets[u + 1]; ++s) {
+        const int src = sources[s];
+        const int t = src / 9, a = (src % 9) / 3, b = src % 3;
+        stiffness[t].add_block(elements[t], a, b, block);
+      }
+      double diagonal = vertex[u] >= 0 ? mass[vertex[u]] : 0.0;
+      if (fold_bending) diagonal += cb * bending[u];
+      if (diagonal != 0) {
+        block.m00 += diagonal;
+        block.m11 += diagonal;
+        block.m22 += diagonal;
+      }
+      // Stored entry by entry (a Mat3 temporary written as scalars and copied as packets
+      // stalled on store-to-load forwarding).
+      block.store(blocks[upper[u]]);
+      if (lower[u] >= 0) block.store_transpose(blocks[lower[u]]);
     }
-    Mat3 sum = block.matrix();
-    double diagonal = upper_vertex_[u] >= 0 ? mass_[upper_vertex_[u]] : 0.0;
-    if (fold_bending) diagonal += cb * upper_bending_[u];
-    if (diagonal != 0) sum.diagonal().array() += diagonal;
-    A.blocks[upper_slot_[u]] = sum;
-    if (lower_slot_[u] >= 0) A.blocks[lower_slot_[u]] = sum.transpose();
   });
   rhs.resize(nv);
   cloth_serial_for(nv, [&](std::ptrdiff_t i) {

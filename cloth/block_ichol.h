@@ -1,10 +1,11 @@
 #pragma once
 // Block incomplete factorisation preconditioner for the cloth's implicit system: the zero-fill
-// block LU (ILU(0), equal to the incomplete LDLᵀ / IC(0) of a symmetric matrix) of
-// blocks + c·(Q ⊗ I₃) restricted to the blocks' vertex 1-ring pattern, i.e. the bending term
-// contributes only its 1-ring entries. Constrained vertices are decoupled (identity rows and
-// zero couplings), matching the filtered CG. The triangular solves run serially in vertex
-// order, so the result never depends on the thread count.
+// block LU (ILU(0), equal to the incomplete LDLᵀ / IC(0) of a symmetric matrix) of a block
+// matrix on the vertex 1-ring pattern. The system's bending term enters only through its
+// 1-ring entries, which ClothModel::assemble folds into the blocks; its wider stencil is left
+// out like any dropped fill. Constrained vertices are decoupled (identity rows and zero
+// couplings), matching the filtered CG. The triangular solves run serially in vertex order,
+// so the result never depends on the thread count.
 //
 // The cloth matrix is SPD but not an M-matrix (its off-diagonal blocks are not all ≤ 0), so
 // plain IC(0) has no stability guarantee: on a 120 × 120 grid its triangular factors grew along
@@ -25,11 +26,10 @@ namespace impetus {
 
 class BlockIncompleteCholesky {
  public:
-  /// Factorises blocks + c·Q on the blocks' pattern (with the diagonal compensation above).
-  void factor(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
-              const std::vector<char>& constrained);
-  /// z = M⁻¹ r (z is zero on constrained rows).
-  void apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const;
+  /// Factorises `blocks` (with the diagonal compensation above).
+  void factor(const BlockCsrMatrix& blocks, const std::vector<char>& constrained);
+  /// z = M⁻¹ r (z is zero on constrained rows); returns rᵀz, summed in descending row order.
+  double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const;
 
  private:
   const BlockCsrMatrix* pattern_ = nullptr;

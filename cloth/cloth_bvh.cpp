@@ -491,17 +491,19 @@ void ClothBvh::static_self_test(int n, Traversal& out) const {
 }
 
 inline void ClothBvh::static_visit(int a, int b, Traversal& out) const {
-  if (!box_[a].overlaps(box_[b])) return;
   const Node& na = nodes_[a];
   const Node& nb = nodes_[b];
   if (na.triangle >= 0 && nb.triangle >= 0) {
+    // Two leaves: the topology test first. A third of the pairs a traversal reaches are
+    // neighbours sharing a vertex, whose boxes always overlap; they need no box test.
     const auto& s = topology_->triangles[na.triangle];
     const auto& t = topology_->triangles[nb.triangle];
     const bool share = s[0] == t[0] || s[0] == t[1] || s[0] == t[2] || s[1] == t[0] || s[1] == t[1] ||
                        s[1] == t[2] || s[2] == t[0] || s[2] == t[1] || s[2] == t[2];
-    if (!share) out.triangle_pairs.push_back({na.triangle, nb.triangle});
+    if (!share && box_[a].overlaps(box_[b])) out.triangle_pairs.push_back({na.triangle, nb.triangle});
     return;
   }
+  if (!box_[a].overlaps(box_[b])) return;
   static_pair_test(a, b, out);
 }
 

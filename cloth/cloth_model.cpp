@@ -44,7 +44,7 @@ void ClothModel::build(const ClothTopology& topology, const std::vector<Vec3>& r
     const double dv1 = (x1 - x0).dot(V), dv2 = (x2 - x0).dot(V);
     const double det = du1 * dv2 - du2 * dv1;
     const double i00 = dv2 / det, i01 = -du2 / det, i10 = -dv1 / det, i11 = du1 / det;
-    Element& e = elements_[t];
+    ClothElement& e = elements_[t];
     e.v = tri;
     e.cu = {-(i00 + i10), i00, i10};
     e.cv = {-(i01 + i11), i01, i11};
@@ -122,7 +122,7 @@ void ClothModel::build(const ClothTopology& topology, const std::vector<Vec3>& r
     for (int t = 0; t < nt; ++t)
       for (int k = 0; k < 3; ++k) vertex_sources_[fill[elements_[t].v[k]]++] = 3 * t + k;
   }
-  element_blocks_.resize(nt);
+  element_stiffness_.resize(nt);
   element_rhs_.resize(nt);
   pattern_ready_ = false;
 }
@@ -131,67 +131,21 @@ double ClothModel::bending_coefficient(double h) const {
   return params_.bend_stiffness * (h * params_.damping + h * h);
 }
 
-void ClothModel::element_system(const Element& e, const std::vector<Vec3>& x,
-                                const std::vector<Vec3>& vel, double h, std::array<Mat3, 9>& out,
-                                std::array<Vec3, 3>& r, std::array<Vec3, 3>* forces) const {
-  // Stretch along u and v: C = |w| − 1, ∂C/∂x_i = c_i ŵ, f_i = −k·a·(C + β·Ċ)·c_i ŵ; the PSD
-  // part of −∂f_i/∂x_j is k·a·c_i c_j (P + max(C, 0)/|w| (I − P)), P = ŵŵᵀ (the lateral term
-  // only in tension), and −∂f_i/∂v_j = β·k·a·c_i c_j P.
-  // Shear: C = w_u·w_v, ∂C/∂x_i = g_i = cu_i w_v + cv_i w_u, f_i = −k·a·(C + β·Ċ)·g_i; K keeps
-  // the Gauss–Newton part k·a·g_i g_jᵀ, and D = β·k·a·g_i g_jᵀ.
-  // Every element block has the form c_i·c_j·M (stretch) or g_i·g_jᵀ (shear), so the system
-  // blocks h·D + h²·K and the force terms are built from a few 3×3 products per element.
-  const Vec3 &x0 = x[e.v[0]], &x1 = x[e.v[1]], &x2 = x[e.v[2]];
-  const Vec3 &v0 = vel[e.v[0]], &v1 = vel[e.v[1]], &v2 = vel[e.v[2]];
-  const Vec3 wu = e.cu[0] * x0 + e.cu[1] * x1 + e.cu[2] * x2;
-  const Vec3 wv = e.cv[0] * x0 + e.cv[1] * x1 + e.cv[2] * x2;
-  const Vec3 dwu = e.cu[0] * v0 + e.cu[1] * v1 + e.cu[2] * v2;
-  const Vec3 dwv = e.cv[0] * v0 + e.cv[1] * v1 + e.cv[2] * v2;
-  const double beta = params_.damping;
-  for (auto& b : out) b.setZero();
-  std::array<Vec3, 3> f = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-  std::array<Vec3, 3> Kv = {Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-  auto stretch = [&](const Vec3& w, const Vec3& dw, const std::array<double, 3>& c) {
-    const double ka = params_.stretch_stiffness * e.area;
-    const double len = w.norm();
-    if (!(len > 0)) return;
-    const Vec3 wh = w / len;
-    const double C = len - 1.0;
-    const double Cdot = wh.dot(dw);
-    const Mat3 P = wh * wh.transpose();
-    const Mat3 Kc = P + (std::max(C, 0.0) / len) * (Mat3::Identity() - P);
-    const Mat3 M = (ka * h * beta) * P + (ka * h * h) * Kc;
-    const Vec3 Kcdw = ka * (Kc * dw);  // Σ_j K_ij v_j = c_i·ka·Kc·Σ_j c_j v_j
-    for (int i = 0; i < 3; ++i) {
-      f[i] -= (ka * (C + beta * Cdot) * c[i]) * wh;
-      Kv[i] += c[i] * Kcdw;
-      for (int j = 0; j < 3; ++j) out[3 * i + j] += (c[i] * c[j]) * M;
-    }
-  };
-  stretch(wu, dwu, e.cu);
-  stretch(wv, dwv, e.cv);
-  const double ks = params_.shear_stiffness * e.area;
-  const double C = wu.dot(wv);
-  std::array<Vec3, 3> g;
-  double Cdot = 0;
-  for (int i = 0; i < 3; ++i) {
-    g[i] = e.cu[i] * wv + e.cv[i] * wu;
-    Cdot += g[i].dot(vel[e.v[i]]);
-  }
-  const double shear_coefficient = ks * (h * beta + h * h);
-  for (int i = 0; i < 3; ++i) {
-    f[i] -= (ks * (C + beta * Cdot)) * g[i];
-    Kv[i] += (ks * Cdot) * g[i];
-    for (int j = 0; j < 3; ++j) out[3 * i + j].noalias() += (shear_coefficient * g[i]) * g[j].transpose();
-  }
-  for (int i = 0; i < 3; ++i) r[i] = h * (f[i] - h * Kv[i]);
-  if (forces) *forces = f;
+MembraneStiffness ClothModel::membrane() const {
+  return MembraneStiffness{params_.stretch_stiffness, params_.shear_stiffness, params_.damping};
 }
 
 ClothModel::ElementSystem ClothModel::element_system(int t, const std::vector<Vec3>& x,
                                                      const std::vector<Vec3>& v, double h) const {
   ElementSystem s;
-  element_system(elements_[t], x, v, h, s.blocks, s.rhs, &s.forces);
+  ElementStiffness k;
+  membrane_element(elements_[t], membrane(), x, v, h, k, s.rhs, &s.forces);
+  for (int a = 0; a < 3; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      s.blocks[3 * a + b].setZero();
+      k.add_block(elements_[t], a, b, s.blocks[3 * a + b]);
+    }
+  }
   return s;
 }
 
@@ -201,43 +155,105 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
   const int nt = static_cast<int>(elements_.size());
   const int nv = static_cast<int>(mass_.size());
   if (!pattern_ready_ || pattern_owner_ != &A) {
-    // For each block slot (i, j), the element-local blocks that add into it, in element order.
-    std::vector<std::vector<int>> sources(A.cols.size());
+    // For each upper block slot (i, j), j ≥ i, the element-local blocks that add into it, in
+    // element order.
+    std::vector<int> upper_of_slot(A.cols.size(), -1);
+    upper_slot_.clear();
+    lower_slot_.clear();
+    upper_vertex_.clear();
+    for (int i = 0; i < A.rows; ++i) {
+      for (int k = A.diagonal[i]; k < A.row_offsets[i + 1]; ++k) {
+        upper_of_slot[k] = static_cast<int>(upper_slot_.size());
+        upper_slot_.push_back(k);
+        lower_slot_.push_back(A.cols[k] == i ? -1 : A.find(A.cols[k], i));
+        upper_vertex_.push_back(A.cols[k] == i ? i : -1);
+      }
+    }
+    const int nu = static_cast<int>(upper_slot_.size());
+    std::vector<std::vector<int>> sources(nu);
     for (int t = 0; t < nt; ++t) {
       for (int a = 0; a < 3; ++a) {
         for (int b = 0; b < 3; ++b) {
+          if (elements_[t].v[b] < elements_[t].v[a]) continue;
           const int slot = A.find(elements_[t].v[a], elements_[t].v[b]);
-          sources[slot].push_back(9 * t + 3 * a + b);
+          sources[upper_of_slot[slot]].push_back(9 * t + 3 * a + b);
         }
       }
     }
-    slot_offsets_.assign(A.cols.size() + 1, 0);
+    slot_offsets_.assign(nu + 1, 0);
     slot_sources_.clear();
-    for (size_t k = 0; k < sources.size(); ++k) {
-      slot_sources_.insert(slot_sources_.end(), sources[k].begin(), sources[k].end());
-      slot_offsets_[k + 1] = static_cast<int>(slot_sources_.size());
+    for (int u = 0; u < nu; ++u) {
+      slot_sources_.insert(slot_sources_.end(), sources[u].begin(), sources[u].end());
+      slot_offsets_[u + 1] = static_cast<int>(slot_sources_.size());
+    }
+    // Q's entries on A's pattern are folded into its blocks below; the others form R.
+    upper_bending_.assign(nu, 0.0);
+    bend_r_ = ScalarCsrMatrix{};
+    bend_r_.rows = nv;
+    bend_r_.row_offsets.assign(nv + 1, 0);
+    for (int i = 0; i < bend_q_.rows; ++i) {
+      for (int k = bend_q_.row_offsets[i]; k < bend_q_.row_offsets[i + 1]; ++k) {
+        const int j = bend_q_.cols[k];
+        const int slot = A.find(i, j);
+        if (slot >= 0) {
+          if (j >= i) upper_bending_[upper_of_slot[slot]] = bend_q_.values[k];
+          continue;
+        }
+        bend_r_.cols.push_back(j);
+        bend_r_.values.push_back(bend_q_.values[k]);
+      }
+      bend_r_.row_offsets[i + 1] = static_cast<int>(bend_r_.cols.size());
     }
     pattern_ready_ = true;
     pattern_owner_ = &A;
   }
 
-  // Per element: h·D + h²·K blocks and h·(f − h·K·v0).
+  // Per element: the compact h·D + h²·K and h·(f − h·K·v0).
+  const MembraneStiffness k = membrane();
   cloth_parallel_for(nt, threads, [&](std::ptrdiff_t t) {
-    element_system(elements_[t], x, v, h, element_blocks_[t], element_rhs_[t]);
+    membrane_element(elements_[t], k, x, v, h, element_stiffness_[t], element_rhs_[t]);
   });
 
-  // Gather into the block rows and the right-hand side, each slot summing in a fixed order.
-  cloth_serial_for(static_cast<std::ptrdiff_t>(A.cols.size()), [&](std::ptrdiff_t k) {
-    Mat3 sum = Mat3::Zero();
-    for (int s = slot_offsets_[k]; s < slot_offsets_[k + 1]; ++s) {
-      const int src = slot_sources_[s];
-      sum += element_blocks_[src / 9][src % 9];
+  // Each upper block from its element blocks (in a fixed order), the mass and the folded
+  // bending; its mirror below the diagonal is its transpose.
+  const double cb = bending_coefficient(h);
+  const bool fold_bending = cb != 0 && bend_q_.rows == nv;
+  // (Raw pointers taken inside each chunk: through the OpenMP region the captured references
+  // escape, and the compiler would reload every vector's data pointer after each store.)
+  for_each_chunk(static_cast<std::ptrdiff_t>(upper_slot_.size()), threads,
+                 [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const int* offsets = slot_offsets_.data();
+    const int* sources = slot_sources_.data();
+    const ElementStiffness* stiffness = element_stiffness_.data();
+    const ClothElement* elements = elements_.data();
+    const int* upper = upper_slot_.data();
+    const int* lower = lower_slot_.data();
+    const int* vertex = upper_vertex_.data();
+    const double* bending = upper_bending_.data();
+    const double* mass = mass_.data();
+    Mat3* blocks = A.blocks.data();
+    for (std::ptrdiff_t u = begin; u < end; ++u) {
+      ElementStiffness::BlockSum block;
+      for (int s = offsets[u]; s < offsets[u + 1]; ++s) {
+        const int src = sources[s];
+        const int t = src / 9, a = (src % 9) / 3, b = src % 3;
+        stiffness[t].add_block(elements[t], a, b, block);
+      }
+      double diagonal = vertex[u] >= 0 ? mass[vertex[u]] : 0.0;
+      if (fold_bending) diagonal += cb * bending[u];
+      if (diagonal != 0) {
+        block.m00 += diagonal;
+        block.m11 += diagonal;
+        block.m22 += diagonal;
+      }
+      // Stored entry by entry (a Mat3 temporary written as scalars and copied as packets
+      // stalled on store-to-load forwarding).
+      block.store(blocks[upper[u]]);
+      if (lower[u] >= 0) block.store_transpose(blocks[lower[u]]);
     }
-    A.blocks[k] = sum;
   });
   rhs.resize(nv);
   cloth_serial_for(nv, [&](std::ptrdiff_t i) {
-    A.blocks[A.diagonal[i]].diagonal().array() += mass_[i];
     Vec3 sum = h * mass_[i] * gravity;
     for (int s = vertex_offsets_[i]; s < vertex_offsets_[i + 1]; ++s) {
       const int src = vertex_sources_[s];
@@ -258,11 +274,12 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
 void ClothModel::internal_forces(const std::vector<Vec3>& x, const std::vector<Vec3>& v,
                                  std::vector<Vec3>& f) const {
   f.assign(mass_.size(), Vec3::Zero());
-  for (const Element& e : elements_) {
-    std::array<Mat3, 9> blocks;
+  const MembraneStiffness k = membrane();
+  for (const ClothElement& e : elements_) {
+    ElementStiffness stiffness;
     std::array<Vec3, 3> rhs, fe;
-    element_system(e, x, v, 1.0, blocks, rhs, &fe);  // f does not depend on h
-    for (int k = 0; k < 3; ++k) f[e.v[k]] += fe[k];
+    membrane_element(e, k, x, v, 1.0, stiffness, rhs, &fe);  // f does not depend on h
+    for (int i = 0; i < 3; ++i) f[e.v[i]] += fe[i];
   }
   if (params_.bend_stiffness != 0 && bend_q_.rows > 0) {
     std::vector<Vec3> y(x.size());
@@ -277,7 +294,7 @@ double ClothModel::bending_energy(const std::vector<Vec3>& x) const {
 
 double ClothModel::elastic_energy(const std::vector<Vec3>& x) const {
   double e = 0;
-  for (const Element& el : elements_) {
+  for (const ClothElement& el : elements_) {
     const Vec3 wu = el.cu[0] * x[el.v[0]] + el.cu[1] * x[el.v[1]] + el.cu[2] * x[el.v[2]];
     const Vec3 wv = el.cv[0] * x[el.v[0]] + el.cv[1] * x[el.v[1]] + el.cv[2] * x[el.v[2]];
     const double cu = wu.norm() - 1, cv = wv.norm() - 1, cs = wu.dot(wv);

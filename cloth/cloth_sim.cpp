@@ -202,15 +202,14 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   // relative tolerance: an RMS velocity error of tolerance·h·|g|.
   const double velocity_scale = s.params.cg_tolerance * h * gravity.norm();
   const double floor = velocity_scale * velocity_scale * s.total_mass;
-  PcgResult pcg = s.solver.solve(s.A, s.model.bending_hessian(), s.model.bending_coefficient(h), s.rhs,
+  PcgResult pcg = s.solver.solve(s.A, s.model.bending_remainder(), s.model.bending_coefficient(h), s.rhs,
                                  s.constrained, s.z, s.params.cg_tolerance, floor,
                                  s.params.cg_max_iterations, threads, s.dv);
   s.stats.cg_iterations = pcg.iterations;
   s.stats.cg_residual = pcg.relative_residual;
   // Reactions of attached vertices: the constraint impulse is the residual of their rows.
   if (!s.params.attached.empty()) {
-    s.A.multiply(s.dv, s.Adv, 1);
-    s.model.bending_hessian().multiply_add(s.model.bending_coefficient(h), s.dv, s.Adv, 1);
+    s.solver.apply(s.A, s.model.bending_remainder(), s.model.bending_coefficient(h), s.dv, s.Adv, threads);
     for (int i = 0; i < nv; ++i) {
       if (s.attached_index[i] < 0) continue;
       const Vec3 impulse_on_vertex = s.Adv[i] - s.rhs[i];

@@ -3,48 +3,82 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cloth/block3.h"
 #include "cloth/cloth_parallel.h"
 
 namespace impetus {
 namespace {
 
-double sum_in_order(const std::vector<double>& partial) {
-  double s = 0;
-  for (double p : partial) s += p;
-  return s;
-}
+// Raw views of the system's arrays, made inside each chunk's loop: the loop body is also an
+// OpenMP region's (cloth_parallel.h), through which the captured references escape, so the
+// compiler would otherwise reload the vectors' data pointers after every store.
+struct SystemRows {
+  const int* offsets;
+  const int* cols;
+  const Mat3* blocks;
+  const int* q_offsets;
+  const int* q_cols;
+  const double* q_values;
+  double c;
+  SystemRows(const BlockCsrMatrix& A, const ScalarCsrMatrix& Q, double c_in)
+      : offsets(A.row_offsets.data()), cols(A.cols.data()), blocks(A.blocks.data()),
+        q_offsets(Q.rows > 0 ? Q.row_offsets.data() : nullptr), q_cols(Q.cols.data()),
+        q_values(Q.values.data()), c(Q.rows > 0 ? c_in : 0.0) {}
 
-// Row i of (blocks + c·Q) x.
-Vec3 row_product(const BlockCsrMatrix& A, const ScalarCsrMatrix& Q, double c,
-                 const std::vector<Vec3>& x, std::ptrdiff_t i) {
-  Vec3 sum = Vec3::Zero();
-  for (int k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) sum.noalias() += A.blocks[k] * x[A.cols[k]];
-  if (Q.rows > 0 && c != 0) {
-    Vec3 b = Vec3::Zero();
-    for (int k = Q.row_offsets[i]; k < Q.row_offsets[i + 1]; ++k) b += Q.values[k] * x[Q.cols[k]];
-    sum += c * b;
+  // Row i of (blocks + c·Q) x. Two accumulators for the blocks: a row's products then form two
+  // independent dependency chains instead of one.
+  Vec3 product(const Vec3* x, std::ptrdiff_t i) const {
+    block3::Acc even, odd;
+    int k = offsets[i];
+    const int end = offsets[i + 1];
+    for (; k + 1 < end; k += 2) {
+      even.add_product(blocks[k], x[cols[k]]);
+      odd.add_product(blocks[k + 1], x[cols[k + 1]]);
+    }
+    if (k < end) even.add_product(blocks[k], x[cols[k]]);
+    Vec3 sum(even.x + odd.x, even.y + odd.y, even.z + odd.z);
+    if (c != 0) {
+      block3::Acc b;
+      for (int j = q_offsets[i]; j < q_offsets[i + 1]; ++j) b.add_scaled(q_values[j], x[q_cols[j]]);
+      sum += c * b.vec();
+    }
+    return sum;
   }
-  return sum;
-}
+};
 
 }  // namespace
 
 void ImplicitSolver::apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
                            const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const {
   y.resize(blocks.rows);
-  cloth_parallel_for(blocks.rows, threads, [&](std::ptrdiff_t i) { y[i] = row_product(blocks, bending, c, x, i); });
+  for_each_chunk(blocks.rows, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const SystemRows rows(blocks, bending, c);
+    const Vec3* xp = x.data();
+    Vec3* yp = y.data();
+    for (std::ptrdiff_t i = begin; i < end; ++i) yp[i] = rows.product(xp, i);
+  });
 }
 
-void ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                                  std::vector<Vec3>& z, int threads) const {
-  if (use_ichol_now_) {
-    ichol_.apply(r, z);
-    return;
-  }
-  z.resize(r.size());
-  cloth_parallel_for(static_cast<std::ptrdiff_t>(r.size()), threads, [&](std::ptrdiff_t i) {
-    z[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(inv_diag_[i] * r[i]);
+double ImplicitSolver::sum_chunks() const {
+  double s = 0;
+  for (double p : partial_) s += p;
+  return s;
+}
+
+double ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
+                                    std::vector<Vec3>& z, int threads) {
+  if (use_ichol_now_) return ichol_.apply(r, z);
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(r.size());
+  z.resize(n);
+  for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    double dot = 0;
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      z[i] = constrained[i] ? Vec3(Vec3::Zero()) : block3::product(inv_diag_[i], r[i]);
+      dot += r[i].dot(z[i]);
+    }
+    partial_[ch] = dot;
   });
+  return sum_chunks();
 }
 
 namespace {
@@ -57,14 +91,15 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
                                 double bending_coefficient, const std::vector<Vec3>& b,
                                 const std::vector<char>& constrained, const std::vector<Vec3>& z,
                                 double tolerance, double absolute_floor, int max_iterations,
-                                int /*threads*/, std::vector<Vec3>& dv) {
-  // The whole solve runs on the calling thread: the triangular solves of the preconditioner
-  // are serial anyway, and the remaining per-iteration loops (a few µs each at cloth sizes)
-  // would each need a parallel region and barrier, which on a loaded machine cost far more
-  // than they save (cloth_parallel.h). The chunked dot products keep the same rounding as
-  // before, so the result is the same for any thread count.
-  const int threads = 1;
+                                int threads, std::vector<Vec3>& dv) {
+  // The triangular solves of the preconditioner run serially (their rows depend on each
+  // other); the system products, the half of an iteration that parallelises, run in fixed
+  // chunks of rows (cloth_parallel.h: only for cloths of kMinParallelItems vertices or more,
+  // and with no more threads than idle cores, since each is a parallel region with a barrier).
+  // The cheap vector updates stay on the calling thread. Dot products sum per chunk and then
+  // the chunks in order, so every result is the same for any thread count.
   const int n = blocks.rows;
+  partial_.assign(chunk_count(n), 0.0);
   const double cb = bending_coefficient;
   inv_diag_.resize(n);
   r_.resize(n);
@@ -72,17 +107,13 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   q_.resize(n);
   s_.resize(n);
   dv.resize(n);
-  part_a_.resize(chunk_count(n));
-  part_b_.resize(chunk_count(n));
-  std::vector<double>& part_a = part_a_;
-  std::vector<double>& part_b = part_b_;
 
   // Constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
   cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
     // The block-Jacobi inverse is kept also with the incomplete factorisation: it is the
     // stability reference and the fallback (below).
     Mat3 d = blocks.blocks[blocks.diagonal[i]];
-    if (bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
+    if (cb != 0 && bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
     inv_diag_[i] = d.inverse();
     if (constrained[i]) {
       dv[i] = z[i];
@@ -92,16 +123,14 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
     }
   });
   use_ichol_now_ = false;
-  precondition(constrained, r_, s_, threads);
-  double delta0 = deterministic_dot(r_, s_, threads);
+  double delta0 = precondition(constrained, r_, s_, threads);
   // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
   // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
   // else block Jacobi preconditions this solve.
   const double jacobi_delta0 = delta0;
-  ichol_.factor(blocks, bending, cb, constrained);
+  ichol_.factor(blocks, constrained);
   use_ichol_now_ = true;
-  precondition(constrained, r_, s_, threads);
-  const double ichol_delta0 = deterministic_dot(r_, s_, threads);
+  const double ichol_delta0 = precondition(constrained, r_, s_, threads);
   if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
     delta0 = ichol_delta0;
   } else {
@@ -109,15 +138,17 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   }
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.
-  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
-    if (constrained[i]) {
-      r_[i].setZero();
-    } else {
-      r_[i] = b[i] - row_product(blocks, bending, cb, dv, i);
+  for_each_chunk(n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const SystemRows rows(blocks, bending, cb);
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      if (constrained[i]) {
+        r_[i].setZero();
+      } else {
+        r_[i] = b[i] - rows.product(dv.data(), i);
+      }
     }
   });
-  precondition(constrained, r_, c_, threads);
-  double delta = deterministic_dot(r_, c_, threads);
+  double delta = precondition(constrained, r_, c_, threads);
   PcgResult result;
   if (!(delta0 > 0)) return result;
   const double target = std::max(tolerance * tolerance * delta0, absolute_floor);
@@ -125,37 +156,33 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   while (delta > target && it < max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
     for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
-      double s = 0;
+      const SystemRows rows(blocks, bending, cb);
+      const char* fixed = constrained.data();
+      const Vec3* cp = c_.data();
+      Vec3* qp = q_.data();
+      double cq = 0;
       for (std::ptrdiff_t i = begin; i < end; ++i) {
-        if (constrained[i]) {
-          q_[i].setZero();
+        if (fixed[i]) {
+          qp[i].setZero();
           continue;
         }
-        q_[i] = row_product(blocks, bending, cb, c_, i);
-        s += c_[i].dot(q_[i]);
+        qp[i] = rows.product(cp, i);
+        cq += cp[i].dot(qp[i]);
       }
-      part_a[ch] = s;
+      partial_[ch] = cq;
     });
-    const double cq = sum_in_order(part_a);
+    const double cq = sum_chunks();
     if (!(cq > 0)) break;
     const double alpha = delta / cq;
     // dv += α c, r −= α q; s = P⁻¹ r, δ = rᵀs.
-    cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+    for (int i = 0; i < n; ++i) {
       dv[i] += alpha * c_[i];
       r_[i] -= alpha * q_[i];
-    });
-    precondition(constrained, r_, s_, threads);
-    for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
-      double s = 0;
-      for (std::ptrdiff_t i = begin; i < end; ++i) s += r_[i].dot(s_[i]);
-      part_b[ch] = s;
-    });
+    }
     const double delta_old = delta;
-    delta = sum_in_order(part_b);
+    delta = precondition(constrained, r_, s_, threads);
     const double beta = delta / delta_old;
-    cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
-      c_[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(s_[i] + beta * c_[i]);
-    });
+    for (int i = 0; i < n; ++i) c_[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(s_[i] + beta * c_[i]);
     ++it;
   }
   result.iterations = it;

@@ -24,22 +24,28 @@ class ImplicitSolver {
   /// Solves (blocks + bending_coefficient·Q) dv = b with dv_i = z_i where constrained[i].
   /// `dv` holds the initial guess on entry (its constrained entries are replaced by z).
   /// Stops when rᵀP⁻¹r ≤ max(tolerance²·δ0, absolute_floor) (δ0 = bᵀP⁻¹b, filtered) or after
-  /// max_iterations.
+  /// max_iterations. The incomplete factorisation sees `blocks` only: Q should hold just the
+  /// bending entries outside the blocks' pattern (ClothModel::bending_remainder()), the others
+  /// being folded into the blocks (ClothModel::assemble), else they are left out of it.
   PcgResult solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
                   double bending_coefficient, const std::vector<Vec3>& b,
                   const std::vector<char>& constrained, const std::vector<Vec3>& z,
                   double tolerance, double absolute_floor, int max_iterations, int threads,
                   std::vector<Vec3>& dv);
-
- private:
-  void precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                    std::vector<Vec3>& z, int threads) const;
+  /// y = (blocks + c·Q) x, with the solver's own row products.
   void apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
              const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
 
+ private:
+  // z = P⁻¹ r; returns rᵀz.
+  double precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
+                      std::vector<Vec3>& z, int threads);
+  // Σ partial_ in chunk order.
+  double sum_chunks() const;
+
   std::vector<Mat3> inv_diag_;
   std::vector<Vec3> r_, c_, q_, s_;
-  std::vector<double> part_a_, part_b_;
+  std::vector<double> partial_;  // per-chunk partial sums of a dot product
   BlockIncompleteCholesky ichol_;
   bool use_ichol_now_ = false;  // this solve's preconditioner (block Jacobi if the factorisation failed)
 };

@@ -246,8 +246,9 @@ class IslandBlockSolver {
   double expected_passes_ = 2;  // active-set passes the next exact solve is expected to need
   int exact_failures_ = 0;      // consecutive failed exact attempts (Auto method)
   int exact_wait_ = 0;          // steps left before the next exact attempt (Auto method)
-  // A big island whose symbolic estimate came out too costly keeps that verdict for a few steps
-  // while its contact count stays within 1/16 of what was estimated (solve_velocities).
+  // A big island whose symbolic count came out above its cap reuses that count for a few steps
+  // while its contact count stays within 1/16 and the count still exceeds the cap
+  // (solve_velocities).
   int costly_verdict_steps_ = 0;
   int costly_contact_blocks_ = 0;
   long long costly_estimate_ = 0;
@@ -266,8 +267,8 @@ class IslandBlockSolver {
   std::vector<IterBlock> iter_;  // joint blocks (contact blocks use contact_sweep_)
   // A contact block as the sweeps read it: rows n, t1, t2 (world) and the lever arms, from which
   // J·u = basis·(v_b + ω_b×r_b − v_a − ω_a×r_a) and M⁻¹Jᵀλ are formed with the bodies' masses
-  // (local_inv_mass_, local_inv_inertia_). A quarter of the bytes of the generic J and M⁻¹Jᵀ
-  // matrices: the sweeps of a pile are bound by the memory they stream, block after block.
+  // (local_inv_mass_, local_inv_inertia_): a quarter of the bytes of the generic J and M⁻¹Jᵀ
+  // matrices that the sweeps streamed block after block.
   struct ContactSweep {
     Mat3 basis;
     std::array<Vec3, 2> lever;

@@ -22,8 +22,12 @@ bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::
 }  // namespace
 
 int IslandBlockSolver::local_index(int body) const {
-  // local_of_ holds the island's bodies while the blocks are built (solve_velocities), −1 else.
-  return body < 0 ? -1 : local_of_[body];
+  // A binary search in the island's sorted bodies. A per-solver table over all world bodies was
+  // 2% faster on pile_spheres_1k but cost every island solver a table of the world's size: the
+  // 10,000-box pile's peak memory went from 0.87 to 1.42 GB.
+  if (body < 0) return -1;
+  auto it = std::lower_bound(bodies_.begin(), bodies_.end(), body);
+  return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
 }
 
 Vec3 IslandBlockSolver::block_velocity(const ConstraintBlock& b,
@@ -514,8 +518,6 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   warm_lambda_.resize(n);
   diagonal_.resize(n);
   diagonal_current_ = true;  // until the velocity solve returns (prepare_iterative reuses it)
-  if (local_of_.size() < bodies.size()) local_of_.resize(bodies.size(), -1);
-  for (size_t l = 0; l < bodies_.size(); ++l) local_of_[bodies_[l]] = static_cast<int>(l);
   parallel_for(n, threads_, [&](std::ptrdiff_t index) {
     const int k = static_cast<int>(index);
     if (k >= joint_blocks) {
@@ -548,7 +550,6 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     regularisation_[k] = compliance * std::max(scale, 1e-12);
     warm_lambda_[k] = blocks_[k].lambda;
   });
-  for (int body : bodies_) local_of_[body] = -1;
   exact_ = false;
   iter_prepared_ = false;
   if (blocks_.empty()) {

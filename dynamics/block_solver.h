@@ -136,7 +136,7 @@ class IslandBlockSolver {
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
 
  private:
-  int local_index(int body) const;  // -1 when not an unknown of this island (while building)
+  int local_index(int body) const;  // -1 when not an unknown of this island
   /// Fills scratch_ with each body's blocks (CSR), the breadth-first depth of every island body
   /// from the bodies anchored to static ones or the world (0), and the visiting order.
   void body_depths() const;
@@ -226,7 +226,6 @@ class IslandBlockSolver {
   Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
-  std::vector<int> local_of_;             // per world body: island slot while blocks are built
   int threads_ = 1;                       // for per-block loops (big islands only: > 1)
   int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;
@@ -264,7 +263,7 @@ class IslandBlockSolver {
     Vec3 known_velocity = Vec3::Zero();   // J·u of static / kinematic bodies
     Vec3 row_diagonal = Vec3::Ones();     // (JM⁻¹Jᵀ)_rr + compliance: scalar limit-row updates
   };
-  std::vector<IterBlock> iter_;  // joint blocks (contact blocks use contact_sweep_)
+  std::vector<IterBlock> iter_;  // joint blocks, k < first_contact_block_ (contacts: contact_sweep_)
   // A contact block as the sweeps read it: rows n, t1, t2 (world) and the lever arms, from which
   // J·u = basis·(v_b + ω_b×r_b − v_a − ω_a×r_a) and M⁻¹Jᵀλ are formed with the bodies' masses
   // (local_inv_mass_, local_inv_inertia_): a quarter of the bytes of the generic J and M⁻¹Jᵀ
@@ -280,7 +279,7 @@ class IslandBlockSolver {
     double friction = 0;
     std::array<int, 2> slot = {-1, -1};
   };
-  std::vector<ContactSweep> contact_sweep_;      // indexed by block; filled for contact blocks
+  std::vector<ContactSweep> contact_sweep_;      // contact block k at k − first_contact_block_
   std::vector<std::array<Vec3, 2>> levers_;      // per block: the contact's ra, rb (world)
   std::vector<double> local_inv_mass_;           // per island body
   std::vector<Mat3> local_inv_inertia_;          // per island body: world inverse inertia

@@ -95,8 +95,9 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     local_inv_mass_[l] = bodies[bodies_[l]].inv_mass;
     local_inv_inertia_[l] = bodies[bodies_[l]].inv_inertia_world;
   }
-  iter_.resize(blocks_.size());
-  contact_sweep_.resize(blocks_.size());
+  // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
+  iter_.resize(first_contact_block_);
+  contact_sweep_.resize(blocks_.size() - first_contact_block_);
   parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     const Mat3 d = diagonal_current_ ? diagonal_[k] : island_diagonal(static_cast<int>(k), bodies);
@@ -128,7 +129,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       inverse[level] = dl.inverse();
     }
     if (b.contact >= 0) {
-      ContactSweep& c = contact_sweep_[k];
+      ContactSweep& c = contact_sweep_[k - first_contact_block_];
       c.basis = b.jv[1];
       c.lever = levers_[k];
       c.inverse_diagonal = inverse[0];
@@ -193,7 +194,7 @@ void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& 
   // depth. Smaller approaches stay: holding every one of them off made the boxes of
   // pile_boxes_1k overlap 2.3 mm instead of 1.4 mm.
   const ConstraintBlock& b = blocks_[k];
-  const ContactSweep& cs = contact_sweep_[k];
+  const ContactSweep& cs = contact_sweep_[k - first_contact_block_];
   const ContactConstraint& c = contacts[b.contact];
   const int island_side = cs.slot[0] >= 0 ? 0 : 1;
   const double tolerance = 0.2 * bodies[b.body[island_side]].max_step_correction;
@@ -264,18 +265,26 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
   for (int k = 0; k < n; ++k) group_blocks_[count[d.group[k]]++] = k;
 }
 
+namespace {
+
+// Velocity of b's contact point relative to a's (world), from the island bodies' (v, ω) in `u`.
+[[gnu::always_inline]] inline Vec3 relative_point_velocity(const std::array<int, 2>& slot,
+                                                           const std::array<Vec3, 2>& lever,
+                                                           const std::vector<Vec3>& u) {
+  Vec3 relative = Vec3::Zero();
+  if (slot[1] >= 0) relative += u[2 * slot[1]] + u[2 * slot[1] + 1].cross(lever[1]);
+  if (slot[0] >= 0) relative -= u[2 * slot[0]] + u[2 * slot[0] + 1].cross(lever[0]);
+  return relative;
+}
+
+}  // namespace
+
 [[gnu::always_inline]] inline Vec3 IslandBlockSolver::contact_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const {
-  Vec3 relative = Vec3::Zero();  // velocity of b's point relative to a's (world)
-  if (c.slot[1] >= 0) relative += u[2 * c.slot[1]] + u[2 * c.slot[1] + 1].cross(c.lever[1]);
-  if (c.slot[0] >= 0) relative -= u[2 * c.slot[0]] + u[2 * c.slot[0] + 1].cross(c.lever[0]);
-  return c.basis * relative;
+  return c.basis * relative_point_velocity(c.slot, c.lever, u);
 }
 
 [[gnu::always_inline]] inline double IslandBlockSolver::contact_normal_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const {
-  Vec3 relative = Vec3::Zero();
-  if (c.slot[1] >= 0) relative += u[2 * c.slot[1]] + u[2 * c.slot[1] + 1].cross(c.lever[1]);
-  if (c.slot[0] >= 0) relative -= u[2 * c.slot[0]] + u[2 * c.slot[0] + 1].cross(c.lever[0]);
-  return c.basis.row(0).dot(relative);
+  return c.basis.row(0).dot(relative_point_velocity(c.slot, c.lever, u));
 }
 
 [[gnu::always_inline]] inline void IslandBlockSolver::apply_contact_impulse(const ContactSweep& c, const Vec3& impulse_world,
@@ -296,7 +305,7 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
 void IslandBlockSolver::iterate_contact(int k, const std::vector<Vec3>& target,
                                         std::vector<Vec3>& lambda, std::vector<Vec3>& u,
                                         bool position_level) const {
-  const ContactSweep& c = contact_sweep_[k];
+  const ContactSweep& c = contact_sweep_[k - first_contact_block_];
   if (position_level) {
     // Friction rows hold no correction (their impulses stay 0): a scalar update of the normal
     // row, λₙ ≥ 0 — the position-level block inverse reduces to 1 / (JM⁻¹Jᵀ + reg)ₙₙ.
@@ -443,7 +452,7 @@ double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
   const int t = n < 1024 ? 1 : usable_threads(threads_);
 #pragma omp parallel for reduction(max : worst) num_threads(t) schedule(static) if (t > 1)
   for (int k = first_contact_block_; k < n; ++k) {
-    const ContactSweep& c = contact_sweep_[k];
+    const ContactSweep& c = contact_sweep_[k - first_contact_block_];
     const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
     const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
     worst = std::max(worst, lambda[k][0] > 0 ? std::abs(e) : e);
@@ -472,7 +481,8 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     lambda_[k] = project_block_impulse(b, b.lambda);
     target_[k] = b.rhs;
     if (b.contact >= 0) {
-      apply_contact_impulse(contact_sweep_[k], contact_sweep_[k].basis.transpose() * lambda_[k], u_);
+      const ContactSweep& c = contact_sweep_[k - first_contact_block_];
+      apply_contact_impulse(c, c.basis.transpose() * lambda_[k], u_);
       return;
     }
     for (int s = 0; s < 2; ++s) {

@@ -10,20 +10,14 @@
 #include "cloth_test_util.h"
 #include "collision/shape/convex_hull.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/test_meshes.h"
 
 namespace impetus {
 namespace {
 
 const Vec3 kGravity(0, 0, -9.81);
 
-std::shared_ptr<const TriangleMesh> box_mesh(const Vec3& h) {
-  auto mesh = std::make_shared<TriangleMesh>();
-  const ConvexHull hull = box_hull(h);
-  mesh->vertices = hull.vertices;
-  mesh->triangles = hull.triangles;
-  mesh->build_bvh();
-  return mesh;
-}
+using test::box_mesh;
 
 // Drop a small cloth on a shape; at the end of every step no vertex may be deeper than the
 // thickness, nothing may self-intersect, and the cloth must be held up by the shape.

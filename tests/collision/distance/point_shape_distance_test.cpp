@@ -12,6 +12,7 @@
 
 #include "collision/shape/convex_hull.h"
 #include "collision/shape/triangle_mesh.h"
+#include "tests/test_meshes.h"
 #include "tests/collision/narrowphase/narrowphase_reference.h"
 
 namespace impetus {
@@ -140,14 +141,7 @@ TEST(PointShapeDistance, ConvexHullMatchesTheBoxItBounds) {
   }
 }
 
-std::shared_ptr<const TriangleMesh> box_mesh(const Vec3& h) {
-  auto mesh = std::make_shared<TriangleMesh>();
-  const ConvexHull hull = box_hull(h);
-  mesh->vertices = hull.vertices;
-  mesh->triangles = hull.triangles;
-  mesh->build_bvh();
-  return mesh;
-}
+using test::box_mesh;
 
 TEST(PointShapeDistance, MeshDistanceAndCrossing) {
   const Vec3 h(0.5, 0.5, 0.5);

@@ -21,15 +21,7 @@ constexpr double kParallelSin = 1e-3;
 constexpr double kStretchSin = 0.5;
 
 void add_point(const DistanceResult& d, std::uint32_t id, double margin, Manifold& m, bool& any) {
-  if (!(d.distance < margin)) return;
-  ContactPoint c;
-  c.normal = d.normal;
-  c.point_a = d.point_a;
-  c.point_b = d.point_b;
-  c.separation = d.distance;
-  c.feature_id = id;
-  m.add(c);
-  any = true;
+  if (add_distance_point(d, margin, m, id)) any = true;
 }
 
 // Core points (on the segments) of a rounded-segment distance result.

@@ -8,14 +8,7 @@ namespace impetus {
 bool collide_sphere_box(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb,
                         double margin, Manifold& m) {
   DistanceResult d = sphere_box_distance(pa.position, a.radius, b.half_extents, pb);
-  if (!(d.distance < margin)) return false;
-  ContactPoint c;
-  c.normal = d.normal;
-  c.point_a = d.point_a;
-  c.point_b = d.point_b;
-  c.separation = d.distance;
-  m.add(c);
-  return true;
+  return add_distance_point(d, margin, m);
 }
 
 }  // namespace impetus

@@ -9,14 +9,7 @@ bool collide_sphere_capsule(const Shape& a, const Pose& pa, const Shape& b, cons
   Vec3 axis = pb.rotate(Vec3(0, 0, b.half_length));
   DistanceResult d = rounded_segments_distance(pa.position, pa.position, a.radius,
                                                pb.position - axis, pb.position + axis, b.radius);
-  if (!(d.distance < margin)) return false;
-  ContactPoint c;
-  c.normal = d.normal;
-  c.point_a = d.point_a;
-  c.point_b = d.point_b;
-  c.separation = d.distance;
-  m.add(c);
-  return true;
+  return add_distance_point(d, margin, m);
 }
 
 }  // namespace impetus

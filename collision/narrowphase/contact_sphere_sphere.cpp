@@ -8,14 +8,7 @@ bool collide_sphere_sphere(const Shape& a, const Pose& pa, const Shape& b, const
                            double margin, Manifold& m) {
   DistanceResult d = rounded_segments_distance(pa.position, pa.position, a.radius, pb.position,
                                                pb.position, b.radius);
-  if (!(d.distance < margin)) return false;
-  ContactPoint c;
-  c.normal = d.normal;
-  c.point_a = d.point_a;
-  c.point_b = d.point_b;
-  c.separation = d.distance;
-  m.add(c);
-  return true;
+  return add_distance_point(d, margin, m);
 }
 
 }  // namespace impetus

@@ -16,12 +16,7 @@ void World::Impl::update_broadphase(double h) {
     const RigidBodySim& b = bodies[i];
     // A sleeping body keeps its last (conservative) box: it has not moved since.
     if (!b.moving || b.asleep) continue;
-    Aabb now = compute_aabb(shapes[i], b.frame_pose());
-    Aabb swept = now;
-    Vec3 shift = h * b.v;
-    swept.grow(Aabb{now.min + shift, now.max + shift});
-    double spin = h * b.w.norm() * bounding_radii[i];
-    swept_boxes[i] = swept.inflated(spin + margins[i]);  // kept for CCD (world_ccd.cpp)
+    swept_boxes[i] = swept_box(static_cast<int>(i), h);  // kept for CCD (world_ccd.cpp)
     broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
   broadphase.compute_pairs(pairs);

@@ -128,6 +128,7 @@ struct World::Impl {
   std::vector<double> joint_group_time;
   std::vector<int> ccd_bodies;             // scratch: fast bodies this step, by index
   std::vector<int> ccd_slot;               // scratch: body → position in ccd_bodies or −1
+  std::vector<Aabb> ccd_swept_now;         // scratch: every body's swept box after the solve
   std::vector<std::vector<int>> ccd_candidates;  // scratch, per fast body
   std::vector<double> ccd_times;           // scratch, per fast body
   std::vector<std::unique_ptr<ExtremeVertexDiagram>> ccd_diagrams;  // per body, built lazily

@@ -500,18 +500,21 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   IslandSolveInfo info;
   h_ = h;
   bodies_ = island.bodies;
-  blocks_.clear();
   impact_impulses_.clear();
   threads_ = settings.threads;
-  for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, blocks_);
-  const int joint_blocks = static_cast<int>(blocks_.size());
+  joint_block_scratch_.clear();
+  for (int j : island.joints) append_joint_blocks(joints[j], j, bodies, h, joint_block_scratch_);
+  const int joint_blocks = static_cast<int>(joint_block_scratch_.size());
   first_contact_block_ = joint_blocks;
   const int n = joint_blocks + static_cast<int>(island.contacts.size());
   double smallest_slop = settings.linear_slop;
   for (int c : island.contacts) smallest_slop = std::min(smallest_slop, contacts[c].slop);
   contact_tolerance_ = settings.contact_residual_slops * smallest_slop / h;
   // Every block's data below depends on that block alone: big islands fill them in parallel.
+  // blocks_ is not cleared first: every block is assigned whole below, and value-initialising
+  // them (504 bytes each) was a serial 1% of pile_spheres_1k's step at 2 threads.
   blocks_.resize(n);
+  std::copy(joint_block_scratch_.begin(), joint_block_scratch_.end(), blocks_.begin());
   levers_.resize(n);
   slots_.resize(n);
   regularisation_.resize(n);

@@ -229,6 +229,7 @@ class IslandBlockSolver {
   int threads_ = 1;                       // for per-block loops (big islands only: > 1)
   int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;
+  std::vector<ConstraintBlock> joint_block_scratch_;  // this step's joint blocks, then copied to blocks_
   std::vector<std::array<int, 2>> slots_;  // per block: local index of its bodies, −1 = not ours
   std::vector<double> regularisation_;    // per block: compliance × mean diagonal of JM⁻¹Jᵀ
   std::vector<Mat3> diagonal_;            // per block: JM⁻¹Jᵀ's diagonal block at the step's start

@@ -11,13 +11,15 @@ namespace impetus {
 void World::Impl::update_broadphase(double h) {
   // Swept boxes: the box now ∪ the box after this step's predicted translation, inflated by the
   // rotation bound and the contact margin, so a fast body finds what it may hit this step.
+  // A sleeping body keeps its last (conservative) box: it has not moved since. The boxes are
+  // computed in parallel (each body its own slot); Bullet's tree takes them one by one.
   swept_boxes.resize(bodies.size());
+  auto updated = [&](std::size_t i) { return bodies[i].moving && !bodies[i].asleep; };
+  parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
+    if (updated(i)) swept_boxes[i] = swept_box(static_cast<int>(i), h);  // kept for CCD (world_ccd.cpp)
+  }, 64);
   for (size_t i = 0; i < bodies.size(); ++i) {
-    const RigidBodySim& b = bodies[i];
-    // A sleeping body keeps its last (conservative) box: it has not moved since.
-    if (!b.moving || b.asleep) continue;
-    swept_boxes[i] = swept_box(static_cast<int>(i), h);  // kept for CCD (world_ccd.cpp)
-    broadphase.update(static_cast<int>(i), swept_boxes[i]);
+    if (updated(i)) broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
   broadphase.compute_pairs(pairs);
   // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts

@@ -164,8 +164,14 @@ void World::Impl::stabilize_positions() {
       if (is_big_island(islands[i], block_settings))
         island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);
     }
-    for (const ContactConstraint& c : contacts)
+    // A maximum is the same in any order: reduced in parallel.
+    const int n = static_cast<int>(contacts.size());
+    const int t = n < 1024 ? 1 : usable_threads(def.threads);
+#pragma omp parallel for reduction(max : deepest) num_threads(t) schedule(static) if (t > 1)
+    for (int k = 0; k < n; ++k) {
+      const ContactConstraint& c = contacts[k];
       deepest = std::max(deepest, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]));
+    }
   }
   last_max_penetration = std::max(last_max_penetration, deepest);
 }

@@ -21,7 +21,7 @@ void World::Impl::update_broadphase(double h) {
   for (size_t i = 0; i < bodies.size(); ++i) {
     if (updated(i)) broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }
-  broadphase.compute_pairs(pairs);
+  broadphase.compute_pairs(pairs, def.threads);
   // Pairs where nothing can move (static/kinematic against static/kinematic) need no contacts
   // (a sensor still sees a moving kinematic body); bodies joined by a joint do not collide with
   // each other (their shapes usually overlap at the joint by design); the collision filters

@@ -1,6 +1,7 @@
 #pragma once
-// Broadphase over Bullet's btDbvtBroadphase (the only Bullet code impetus uses). This header is
-// Bullet-free; broadphase.cpp is the one file that includes Bullet.
+// Broadphase: the step's overlapping pairs come from a parallel sweep and prune of our own; the
+// queries (ray casts, overlap tests) walk Bullet's btDbvtBroadphase trees (the only Bullet code
+// impetus uses). This header is Bullet-free; broadphase.cpp is the one file that includes Bullet.
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,9 +23,10 @@ class Broadphase {
   void remove(int index);
   /// The box last given for `index` (add or update).
   const Aabb& box(int index) const;
-  /// All overlapping (lower, higher) index pairs, sorted lexicographically — independent of the
-  /// insertion history of Bullet's hashed pair cache.
-  void compute_pairs(std::vector<std::pair<int, int>>& out);
+  /// All (lower, higher) index pairs whose boxes overlap (closed boxes: touching counts), not
+  /// both static, sorted lexicographically. Found on up to `threads` threads (0 = all cores);
+  /// the result never depends on the thread count or on the history of adds and updates.
+  void compute_pairs(std::vector<std::pair<int, int>>& out, int threads = 1);
 
   // Queries (World::ray_cast, overlap, shape_cast). Both give a superset of the exact answer,
   // sorted by index: the caller tests each candidate's shape exactly.

@@ -46,6 +46,86 @@ TEST(Broadphase, PairsEqualBruteForceOverlapsSortedAndStaticStaticExcluded) {
   }
 }
 
+// Brute force: every pair of present boxes that overlap (closed), not both static.
+std::vector<std::pair<int, int>> brute_force_pairs(const std::vector<Aabb>& boxes,
+                                                   const std::vector<bool>& is_static,
+                                                   const std::vector<bool>& present) {
+  std::vector<std::pair<int, int>> expected;
+  const int n = static_cast<int>(boxes.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (present[i] && present[j] && !(is_static[i] && is_static[j]) && boxes[i].overlaps(boxes[j]))
+        expected.emplace_back(i, j);
+  return expected;
+}
+
+TEST(Broadphase, SweepFindsEveryOverlapThroughRemovalsTouchingBoxesAndThreadCounts) {
+  // A pile-like scene: small dynamic boxes over a static ground and walls that span it (the
+  // sweep's worst case), boxes that only touch (closed boxes count), boxes removed and added
+  // again under the same index, and moves large enough to reorder the sweep and switch its
+  // axis. Pairs must equal brute force, and be the same for 1 and 2 threads.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> pos(-3, 3), size(0.05, 0.3), unit(0, 1);
+  const int n = 700;
+  std::vector<Aabb> boxes(n);
+  std::vector<bool> is_static(n, false), present(n, true);
+  Broadphase bp;
+  boxes[0] = Aabb{Vec3(-4, -4, -1), Vec3(4, 4, 0)};     // ground
+  boxes[1] = Aabb{Vec3(-4, -4, 0), Vec3(-3.5, 4, 3)};   // wall
+  boxes[2] = Aabb{Vec3(3.5, -4, 0), Vec3(4, 4, 3)};     // wall
+  for (int i = 0; i < 3; ++i) {
+    is_static[i] = true;
+    bp.add(i, boxes[i], true);
+  }
+  for (int i = 3; i < n; ++i) {
+    const Vec3 c = draw_vec3(pos, rng);
+    const Vec3 h = draw_vec3(size, rng);
+    boxes[i] = Aabb{c - h, c + h};
+    bp.add(i, boxes[i], false);
+  }
+  // Touching: box 4 starts exactly where box 3 ends, on every axis in turn.
+  for (int axis = 0; axis < 3; ++axis) {
+    Aabb b = boxes[3];
+    const double width = b.max[axis] - b.min[axis];
+    b.min[axis] += width;
+    b.max[axis] += width;
+    boxes[4 + axis] = b;
+    bp.update(4 + axis, b);
+  }
+  for (int round = 0; round < 6; ++round) {
+    std::vector<std::pair<int, int>> one, two;
+    bp.compute_pairs(one, 1);
+    bp.compute_pairs(two, 2);
+    const std::vector<std::pair<int, int>> expected = brute_force_pairs(boxes, is_static, present);
+    ASSERT_GT(expected.size(), 50u) << "round " << round;
+    EXPECT_EQ(one, expected) << "round " << round;
+    EXPECT_EQ(two, expected) << "round " << round;
+    if (round == 0) {
+      for (int axis = 0; axis < 3; ++axis)
+        EXPECT_TRUE(std::binary_search(one.begin(), one.end(), std::make_pair(3, 4 + axis))) << axis;
+    }
+    // Remove some, add back some removed ones elsewhere, move the rest (round 3 stretches the
+    // cloud along z so that the sweep axis changes).
+    for (int i = 7; i < n; ++i) {
+      const double u = unit(rng);
+      if (present[i] && u < 0.05) {
+        bp.remove(i);
+        present[i] = false;
+      } else if (!present[i] && u < 0.5) {
+        const Vec3 c = draw_vec3(pos, rng);
+        boxes[i] = Aabb{c - Vec3::Constant(0.1), c + Vec3::Constant(0.1)};
+        bp.add(i, boxes[i], false);
+        present[i] = true;
+      } else if (present[i]) {
+        Vec3 shift = 0.2 * draw_vec3(pos, rng);
+        if (round == 3) shift.z() += 4.0 * boxes[i].center().z();
+        boxes[i] = Aabb{boxes[i].min + shift, boxes[i].max + shift};
+        bp.update(i, boxes[i]);
+      }
+    }
+  }
+}
+
 // Does the segment from + f (to − from), f in [0, 1], meet the closed box? Slab clipping.
 bool segment_meets_box(const Vec3& from, const Vec3& to, const Aabb& box) {
   double lo = 0, hi = 1;

@@ -134,6 +134,7 @@ class IslandBlockSolver {
   const std::array<int, 2>& block_slots(int k) const { return slots_[k]; }
   static constexpr int kDissectionLevels = 2;  // 4 parts: 4 + 2 + 1 groups on 3 levels
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
+  int joint_unknowns() const { return 2 * static_cast<int>(bodies_.size()) + first_contact_block_; }
 
  private:
   int local_index(int body) const;  // -1 when not an unknown of this island

@@ -34,8 +34,13 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
   int joint_blocks = 0;
   for (const ConstraintBlock& b : blocks_) joint_blocks += b.joint >= 0 ? 1 : 0;
   if (joint_blocks < 2) return;  // one joint block: its own 3×3 update is already exact
+  // Unknowns: the bodies' velocities and the joint blocks' impulses. Joint blocks come first in
+  // blocks_ (first_contact_block_); contact rows would be decoupled identity rows, so they are
+  // left out of the system rather than eliminated and substituted for nothing (a fifth of
+  // ragdolls_20's rows). The row order is the full ordering with them removed: the same
+  // elimination, operation for operation.
   const int nb = static_cast<int>(bodies_.size());
-  const int n = unknown_count();
+  const int n = joint_unknowns();
   joint_lu_.reset(n);
   joint_mass_.resize(nb);
   joint_inertia_.resize(nb);
@@ -47,11 +52,11 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     joint_lu_.add(2 * l, 2 * l, joint_mass_[l] * Mat3::Identity());
     joint_lu_.add(2 * l + 1, 2 * l + 1, joint_inertia_[l]);
   }
-  for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) {
+  for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     const int row = 2 * nb + k;
-    // Rows outside the super-block (contacts, limits, free axes) are decoupled identity rows:
-    // their Δλ is 0, and they add no fill-in.
+    // Rows outside the super-block (limits, free axes) are decoupled identity rows: their Δλ
+    // is 0, and they add no fill-in.
     Mat3 mask = Mat3::Zero();
     Mat3 self = Mat3::Identity();
     for (int r = 0; r < 3; ++r) {
@@ -74,6 +79,15 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     joint_lu_.add(row, row, self);
   }
   ordering(settings.ordering, joint_rows_, joint_pivots_);
+  size_t kept = 0;
+  for (size_t i = 0; i < joint_rows_.size(); ++i) {
+    if (joint_rows_[i] >= n) continue;
+    joint_rows_[kept] = joint_rows_[i];
+    if (!joint_pivots_.empty()) joint_pivots_[kept] = joint_pivots_[i];
+    ++kept;
+  }
+  joint_rows_.resize(kept);
+  if (!joint_pivots_.empty()) joint_pivots_.resize(kept);
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
 }
 
@@ -81,13 +95,13 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
                                               std::vector<Vec3>& lambda, std::vector<Vec3>& u,
                                               bool position_level) {
   const int nb = static_cast<int>(bodies_.size());
-  const int n = unknown_count();
+  const int n = joint_unknowns();
   joint_rhs_.assign(n, Vec3::Zero());
   for (int l = 0; l < nb; ++l) {
     joint_rhs_[2 * l] = joint_mass_[l] * u[2 * l];
     joint_rhs_[2 * l + 1] = joint_inertia_[l] * u[2 * l + 1];
   }
-  for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) {
+  for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     if (b.joint < 0) continue;
     const Vec3 e = target[k] - (position_level ? Vec3::Zero() : iter_[k].known_velocity) -
@@ -96,7 +110,7 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
   for (int i = 0; i < 2 * nb; ++i) u[i] = joint_x_[i];
-  for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) {
+  for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     if (b.joint < 0) continue;
     for (int r = 0; r < 3; ++r) {

@@ -138,7 +138,11 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
 void IslandBlockSolver::body_depths() const {
   // Each body's blocks as one flat list (CSR), in block order, and the breadth-first depths of
   // bodies from the bodies anchored to the world or to static bodies, into scratch_ (reused
-  // between steps: no allocation in steady state).
+  // between steps: no allocation in steady state). They depend on the blocks' bodies only, so
+  // they are computed once per step (the method choice, the orderings and the articulated
+  // super-block all need them).
+  if (depths_current_) return;
+  depths_current_ = true;
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
   OrderingScratch& w = scratch_;
@@ -500,6 +504,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   IslandSolveInfo info;
   h_ = h;
   bodies_ = island.bodies;
+  depths_current_ = false;
   impact_impulses_.clear();
   threads_ = settings.threads;
   joint_block_scratch_.clear();

@@ -318,6 +318,7 @@ class IslandBlockSolver {
     std::vector<std::vector<int>> adjacent;       // Schur complement graph with fill-in
   };
   mutable OrderingScratch scratch_;
+  mutable bool depths_current_ = false;  // scratch_'s depths and lists are this step's blocks'
   std::vector<int> exact_rows_, exact_pivots_;  // the exact path's elimination order
   std::vector<Vec3> exact_rhs_, exact_x_;       // the exact path's right-hand side and solution
   std::vector<ContactMode> impact_modes_;       // propagate_impacts scratch

@@ -63,7 +63,9 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
       c = joint_block_position_error(joints[b.joint], b, bodies);
     }
     target[k] = -settings.stabilization * c;
-    if (c.squaredNorm() > 0) any.store(true, std::memory_order_relaxed);
+    // Written once: a store per block from every thread made the flag's cache line bounce
+    // between cores.
+    if (c.squaredNorm() > 0 && !any.load(std::memory_order_relaxed)) any.store(true, std::memory_order_relaxed);
   });
   return any.load();
 }

@@ -166,11 +166,16 @@ void World::Impl::stabilize_positions() {
     }
     // A maximum is the same in any order: reduced in parallel.
     const int n = static_cast<int>(contacts.size());
-    const int t = n < 1024 ? 1 : usable_threads(def.threads);
-#pragma omp parallel for reduction(max : deepest) num_threads(t) schedule(static) if (t > 1)
-    for (int k = 0; k < n; ++k) {
+    auto depth = [&](int k) {
       const ContactConstraint& c = contacts[k];
-      deepest = std::max(deepest, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]));
+      return -contact_separation(c, bodies[c.body_a], bodies[c.body_b]);
+    };
+    const int t = n < 1024 ? 1 : usable_threads(def.threads);
+    if (t == 1) {
+      for (int k = 0; k < n; ++k) deepest = std::max(deepest, depth(k));
+    } else {
+#pragma omp parallel for reduction(max : deepest) num_threads(t) schedule(static)
+      for (int k = 0; k < n; ++k) deepest = std::max(deepest, depth(k));
     }
   }
   last_max_penetration = std::max(last_max_penetration, deepest);

@@ -258,24 +258,31 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int thread
   const int bands = w.band_count;
   const int t = bands == 1 || w.sweep_order.size() < 256 ? 1 : usable_threads(threads);
   if (static_cast<int>(w.thread_pairs.size()) < t) w.thread_pairs.resize(t);
-#pragma omp parallel num_threads(t) if (t > 1)
-  {
-    std::vector<std::pair<int, int>>& mine = w.thread_pairs[omp_get_thread_num()];
-    mine.clear();
-#pragma omp for schedule(dynamic, 1)
-    for (int band = 0; band < bands; ++band) {
-      const int end = w.band_start[band + 1];
-      for (int p = w.band_start[band]; p < end; ++p) {
-        const SweepBox& a = w.band_boxes[p];
-        const double a_min = w.band_min[p], a_max = w.band_max[p];
-        for (int q = p + 1; q < end && w.band_min[q] <= a_max; ++q) {
-          const SweepBox& b = w.band_boxes[q];
-          const bool overlap = (a_min <= w.band_max[q]) & (a.lo[0] <= b.hi[0]) & (b.lo[0] <= a.hi[0]) &
-                               (a.lo[1] <= b.hi[1]) & (b.lo[1] <= a.hi[1]) & !(a.is_static & b.is_static);
-          if (overlap && w.band_of(std::max(a.lo[0], b.lo[0])) == band)
-            mine.emplace_back(std::min(a.index, b.index), std::max(a.index, b.index));
-        }
+  auto sweep_band = [&](int band, std::vector<std::pair<int, int>>& found) {
+    const int end = w.band_start[band + 1];
+    for (int p = w.band_start[band]; p < end; ++p) {
+      const SweepBox& a = w.band_boxes[p];
+      const double a_min = w.band_min[p], a_max = w.band_max[p];
+      for (int q = p + 1; q < end && w.band_min[q] <= a_max; ++q) {
+        const SweepBox& b = w.band_boxes[q];
+        const bool overlap = (a_min <= w.band_max[q]) & (a.lo[0] <= b.hi[0]) & (b.lo[0] <= a.hi[0]) &
+                             (a.lo[1] <= b.hi[1]) & (b.lo[1] <= a.hi[1]) & !(a.is_static & b.is_static);
+        if (overlap && w.band_of(std::max(a.lo[0], b.lo[0])) == band)
+          found.emplace_back(std::min(a.index, b.index), std::max(a.index, b.index));
       }
+    }
+  };
+  if (t == 1) {
+    // No parallel region at all: entering one costs microseconds, a small scene's whole sweep.
+    w.thread_pairs[0].clear();
+    for (int band = 0; band < bands; ++band) sweep_band(band, w.thread_pairs[0]);
+  } else {
+#pragma omp parallel num_threads(t)
+    {
+      std::vector<std::pair<int, int>>& mine = w.thread_pairs[omp_get_thread_num()];
+      mine.clear();
+#pragma omp for schedule(dynamic, 1)
+      for (int band = 0; band < bands; ++band) sweep_band(band, mine);
     }
   }
   std::vector<std::pair<int, int>>& unsorted = w.unsorted;

@@ -137,8 +137,9 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   std::vector<double>& saved_corrected = saved_corrected_;
   saved.resize(2 * bodies_.size());
   saved_q.resize(bodies_.size());
+  // A pass's error before is the previous pass's error after: the poses have not changed.
+  double before = position_error(bodies, contacts, joints);
   for (int pass = 0; pass < settings.stabilization_passes; ++pass) {
-    const double before = position_error(bodies, contacts, joints);
     for (size_t l = 0; l < bodies_.size(); ++l) {
       saved[2 * l] = bodies[bodies_[l]].x;
       saved_q[l] = bodies[bodies_[l]].q;
@@ -159,6 +160,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
       stabilize_iterative(bodies, contacts, joints, settings);
       return;
     }
+    before = after;
   }
   // Contacts the velocity solve held inactive (not approaching: two bodies spawned one inside
   // the other and falling together) have no row in the factorisation, so the exact passes

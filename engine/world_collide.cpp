@@ -45,16 +45,14 @@ void World::Impl::run_narrowphase(double h) {
   pair_margins.resize(pairs.size());
   // Pairs with nothing awake in them (sleeping against sleeping, static or resting kinematic)
   // keep an empty manifold; wake_touched_islands runs them if their island wakes this step.
-  pair_skipped.assign(pairs.size(), 0);
-  for (size_t k = 0; k < pairs.size(); ++k) {
+  pair_skipped.resize(pairs.size());
+  // Each pair writes only its own slots (margin, skip flag, manifold): bit-identical for any
+  // thread count.
+  parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
     int a = pairs[k].first, b = pairs[k].second;
     // Speculative margin: motions capped where CCD takes over (world_ccd.cpp).
     pair_margins[k] = pair_margin(a, b, h);
-    if (bodies_asleep > 0 && !pair_needs_narrowphase(a, b)) pair_skipped[k] = 1;
-  }
-  // Each pair writes only its own manifold slot: bit-identical for any thread count.
-  parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
-    int a = pairs[k].first, b = pairs[k].second;
+    pair_skipped[k] = bodies_asleep > 0 && !pair_needs_narrowphase(a, b) ? 1 : 0;
     manifolds[k].clear();
     if (pair_skipped[k]) return;
     collide(shapes[a], bodies[a].frame_pose(), shapes[b], bodies[b].frame_pose(), pair_margins[k],

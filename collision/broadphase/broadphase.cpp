@@ -7,6 +7,7 @@
 #include "collision/broadphase/broadphase.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -63,10 +64,11 @@ struct Broadphase::Impl {
   int sweep_axis = -1;
   // Bands along a second axis, each with its boxes in sweep order (band-major).
   int band_axis = 1, third_axis = 2, band_count = 1;
-  double band_origin = 0, band_width = 1;
+  double band_origin = 0, band_scale = 1;  // band of v: floor((v − origin) · scale)
   std::vector<int> band_start;  // band_count + 1 offsets into the arrays below
   std::vector<double> band_min, band_max;
   std::vector<SweepBox> band_boxes;
+  std::vector<std::array<int, 2>> box_bands;  // fill_bands scratch, by sweep position
   std::vector<std::vector<std::pair<int, int>>> thread_pairs;  // one list per thread
   std::vector<int> bucket_start;              // pairs by first index (counting sort)
   std::vector<std::pair<int, int>> unsorted;  // all threads' pairs, before sorting
@@ -75,7 +77,7 @@ struct Broadphase::Impl {
   void order_for_sweep();
   void fill_bands();
   int band_of(double v) const {
-    const double at = std::floor((v - band_origin) / band_width);
+    const double at = std::floor((v - band_origin) * band_scale);
     return at <= 0 ? 0 : at >= band_count - 1 ? band_count - 1 : static_cast<int>(at);
   }
 };
@@ -216,20 +218,26 @@ void Broadphase::Impl::fill_bands() {
   }
   band_count = 1;
   band_origin = 0;
-  band_width = 1;
+  band_scale = 1;
   if (dynamic > 0 && hi > lo) {
     const double width = std::max(4.0 * extent / dynamic, (hi - lo) / kMaxBands);
     if (width > 0 && std::isfinite(width)) {
       band_origin = lo;
-      band_width = width;
+      band_scale = 1.0 / width;
       band_count = std::clamp(static_cast<int>(std::ceil((hi - lo) / width)), 1, kMaxBands);
     }
   }
   band_start.assign(band_count + 1, 0);
-  auto usable = [&](int i) { return boxes[i].min.allFinite() && boxes[i].max.allFinite(); };
-  for (int i : sweep_order) {
-    if (!usable(i)) continue;
-    for (int k = band_of(boxes[i].min[band_axis]); k <= band_of(boxes[i].max[band_axis]); ++k) ++band_start[k + 1];
+  // Each box's first and last band, by sweep position (−1: a box with a NaN bound, left out).
+  box_bands.resize(sweep_order.size());
+  for (size_t p = 0; p < sweep_order.size(); ++p) {
+    const Aabb& b = boxes[sweep_order[p]];
+    if (!b.min.allFinite() || !b.max.allFinite()) {
+      box_bands[p] = {-1, -2};
+      continue;
+    }
+    box_bands[p] = {band_of(b.min[band_axis]), band_of(b.max[band_axis])};
+    for (int k = box_bands[p][0]; k <= box_bands[p][1]; ++k) ++band_start[k + 1];
   }
   for (int k = 0; k < band_count; ++k) band_start[k + 1] += band_start[k];
   const size_t total = static_cast<size_t>(band_start[band_count]);
@@ -238,12 +246,12 @@ void Broadphase::Impl::fill_bands() {
   band_boxes.resize(total);
   // bucket_start doubles as the fill cursor (compute_pairs reassigns it afterwards).
   bucket_start.assign(band_start.begin(), band_start.end() - 1);
-  for (int i : sweep_order) {
-    if (!usable(i)) continue;
+  for (size_t p = 0; p < sweep_order.size(); ++p) {
+    const int i = sweep_order[p];
     const Aabb& b = boxes[i];
     const SweepBox entry{{b.min[band_axis], b.min[third_axis]}, {b.max[band_axis], b.max[third_axis]}, i,
                          is_static[i]};
-    for (int k = band_of(b.min[band_axis]); k <= band_of(b.max[band_axis]); ++k) {
+    for (int k = box_bands[p][0]; k <= box_bands[p][1]; ++k) {
       const int at = bucket_start[k]++;
       band_min[at] = b.min[sweep_axis];
       band_max[at] = b.max[sweep_axis];

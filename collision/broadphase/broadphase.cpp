@@ -314,7 +314,7 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int thread
   size_t begin = 0;
   for (size_t a = 0; a + 1 < start.size(); ++a) {
     const size_t end = static_cast<size_t>(start[a]);
-    std::sort(out.begin() + begin, out.begin() + end);
+    if (end - begin > 1) std::sort(out.begin() + begin, out.begin() + end);
     begin = end;
   }
 }

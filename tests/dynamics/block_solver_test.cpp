@@ -139,7 +139,7 @@ TEST(BlockSolverCost, SymbolicEstimateMatchesTheNumericEliminationAndTheChainClo
     const long long closed = n == 1 ? 4 : 12LL * (n - 1) + 4 + 2LL * (n - 1);
     EXPECT_EQ(measured, closed) << "chain " << n;
   }
-  for (int side : {2, 3}) {
+  for (int side : {2, 3, 4, 5}) {
     IslandBlockSolver solver;
     const long long measured = numeric_ops(solver, lattice(side, 0.5));
     EXPECT_EQ(solver.estimate_exact_ops(0), measured) << "lattice " << side;

@@ -316,6 +316,7 @@ class IslandBlockSolver {
     std::vector<int> fill, roots, depth, bfs_order, block_order, position, owned;
     std::vector<int> rows, pivots;                // estimate_exact_ops's ordering B
     std::vector<std::vector<int>> adjacent;       // Schur complement graph with fill-in
+    std::vector<int> mark;                        // its duplicate removal
   };
   mutable OrderingScratch scratch_;
   mutable bool depths_current_ = false;  // scratch_'s depths and lists are this step's blocks'

@@ -41,40 +41,34 @@ inline Vec3 product(const Mat3& M, const Vec3& v) {
   return a.vec();
 }
 
-/// C = A B.
-inline void product(const Mat3& A, const Mat3& B, Mat3& C) {
+/// Calls f(k, (A B)_k) for the 9 entries of A B, k = 3·col + row (the storage order), each
+/// summed in the same fixed order.
+template <class F>
+inline void for_each_product_entry(const Mat3& A, const Mat3& B, F&& f) {
   const double* a = A.data();
   const double* b = B.data();
-  double* c = C.data();
   for (int j = 0; j < 3; ++j) {
     const double b0 = b[3 * j], b1 = b[3 * j + 1], b2 = b[3 * j + 2];
-    for (int i = 0; i < 3; ++i) c[3 * j + i] = a[i] * b0 + a[3 + i] * b1 + a[6 + i] * b2;
+    for (int i = 0; i < 3; ++i) f(3 * j + i, a[i] * b0 + a[3 + i] * b1 + a[6 + i] * b2);
   }
+}
+
+/// C = A B.
+inline void product(const Mat3& A, const Mat3& B, Mat3& C) {
+  double* c = C.data();
+  for_each_product_entry(A, B, [c](int k, double v) { c[k] = v; });
 }
 
 /// C −= A B.
 inline void subtract_product(const Mat3& A, const Mat3& B, Mat3& C) {
-  const double* a = A.data();
-  const double* b = B.data();
   double* c = C.data();
-  for (int j = 0; j < 3; ++j) {
-    const double b0 = b[3 * j], b1 = b[3 * j + 1], b2 = b[3 * j + 2];
-    for (int i = 0; i < 3; ++i) c[3 * j + i] -= a[i] * b0 + a[3 + i] * b1 + a[6 + i] * b2;
-  }
+  for_each_product_entry(A, B, [c](int k, double v) { c[k] -= v; });
 }
 
 /// Frobenius norm of A B, without forming it in memory.
 inline double product_norm(const Mat3& A, const Mat3& B) {
-  const double* a = A.data();
-  const double* b = B.data();
   double s = 0;
-  for (int j = 0; j < 3; ++j) {
-    const double b0 = b[3 * j], b1 = b[3 * j + 1], b2 = b[3 * j + 2];
-    for (int i = 0; i < 3; ++i) {
-      const double c = a[i] * b0 + a[3 + i] * b1 + a[6 + i] * b2;
-      s += c * c;
-    }
-  }
+  for_each_product_entry(A, B, [&s](int, double v) { s += v * v; });
   return std::sqrt(s);
 }
 

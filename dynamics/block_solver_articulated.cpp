@@ -31,9 +31,9 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
                                                 const BlockSolverSettings& settings) {
   joint_subsystem_ready_ = false;
   if (!settings.articulated_super_block) return;
-  int joint_blocks = 0;
-  for (const ConstraintBlock& b : blocks_) joint_blocks += b.joint >= 0 ? 1 : 0;
-  if (joint_blocks < 2) return;  // one joint block: its own 3×3 update is already exact
+  // One joint block (joint blocks come first: first_contact_block_ of them): its own 3×3
+  // update is already exact.
+  if (first_contact_block_ < 2) return;
   // Unknowns: the bodies' velocities and the joint blocks' impulses. Joint blocks come first in
   // blocks_ (first_contact_block_); contact rows would be decoupled identity rows, so they are
   // left out of the system rather than eliminated and substituted for nothing (a fifth of
@@ -64,17 +64,15 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
       mask(r, r) = 1.0;
       self(r, r) = regularisation_[k];
     }
-    if (b.joint >= 0) {
-      for (int s = 0; s < 2; ++s) {
-        const int l = slots_[k][s];
-        if (l < 0) continue;
-        const Mat3 jv = mask * b.jv[s];
-        const Mat3 jw = mask * b.jw[s];
-        joint_lu_.add(row, 2 * l, jv);
-        joint_lu_.add(row, 2 * l + 1, jw);
-        joint_lu_.add(2 * l, row, -jv.transpose());
-        joint_lu_.add(2 * l + 1, row, -jw.transpose());
-      }
+    for (int s = 0; s < 2; ++s) {
+      const int l = slots_[k][s];
+      if (l < 0) continue;
+      const Mat3 jv = mask * b.jv[s];
+      const Mat3 jw = mask * b.jw[s];
+      joint_lu_.add(row, 2 * l, jv);
+      joint_lu_.add(row, 2 * l + 1, jw);
+      joint_lu_.add(2 * l, row, -jv.transpose());
+      joint_lu_.add(2 * l + 1, row, -jw.transpose());
     }
     joint_lu_.add(row, row, self);
   }
@@ -103,7 +101,6 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
   }
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
-    if (b.joint < 0) continue;
     const Vec3 e = target[k] - (position_level ? Vec3::Zero() : iter_[k].known_velocity) -
                    regularisation_[k] * lambda[k];
     for (int r = 0; r < 3; ++r) joint_rhs_[2 * nb + k][r] = is_super_row(b, r) ? e[r] : 0.0;
@@ -112,7 +109,6 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
   for (int i = 0; i < 2 * nb; ++i) u[i] = joint_x_[i];
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
-    if (b.joint < 0) continue;
     for (int r = 0; r < 3; ++r) {
       if (is_super_row(b, r)) lambda[k][r] += joint_x_[2 * nb + k][r];
     }

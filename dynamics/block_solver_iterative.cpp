@@ -452,24 +452,14 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
 double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
                                                const std::vector<Vec3>& lambda,
                                                const std::vector<Vec3>& u) const {
-  // A maximum is the same in any order: big islands reduce it in parallel.
-  double worst = 0;
-  const int n = static_cast<int>(blocks_.size());
-  auto residual = [&](int k) {
-    const ContactSweep& c = contact_sweep_[k - first_contact_block_];
-    const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
-    const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
-    return lambda[k][0] > 0 ? std::abs(e) : e;
-  };
-  const int t = n < 1024 ? 1 : usable_threads(threads_);
-  if (t == 1) {
-    // No parallel region for small islands: entering one costs about a microsecond.
-    for (int k = first_contact_block_; k < n; ++k) worst = std::max(worst, residual(k));
-    return worst;
-  }
-#pragma omp parallel for reduction(max : worst) num_threads(t) schedule(static)
-  for (int k = first_contact_block_; k < n; ++k) worst = std::max(worst, residual(k));
-  return worst;
+  // Big islands reduce it in parallel.
+  return parallel_max(first_contact_block_, static_cast<std::ptrdiff_t>(blocks_.size()), threads_,
+                      [&](std::ptrdiff_t k) {
+                        const ContactSweep& c = contact_sweep_[k - first_contact_block_];
+                        const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
+                        const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
+                        return lambda[k][0] > 0 ? std::abs(e) : e;
+                      });
 }
 
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,

@@ -317,16 +317,14 @@ int World::Impl::substeps_per_step() const {
   return def.substeps * split;
 }
 
-// Per-body loops (each body writes only itself) are parallel in chunks of this many bodies:
-// the gyroscopic Newton solve makes integrate_velocity about 0.1 µs a body, and at 2 threads
-// these loops were a serial 3% of pile_spheres_1k's step.
-constexpr int kBodyChunk = 64;
-
+// The per-body loops below are parallel (each body writes only itself): the gyroscopic Newton
+// solve makes integrate_velocity about 0.1 µs a body, and at 2 threads these loops were a
+// serial 3% of pile_spheres_1k's step.
 void World::Impl::apply_forces(double h) {
   parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
     RigidBodySim& b = bodies[i];
     if (!b.asleep) integrate_velocity(b, def.gravity, h);
-  }, kBodyChunk);
+  });
   if (has_forces) apply_external_forces(h);  // World::apply_force, apply_torque
 }
 
@@ -335,7 +333,7 @@ void World::Impl::integrate_positions(double h) {
   // Sleeping bodies are skipped: even a zero rotation would renormalise q and change its bits.
   parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
     if (!bodies[i].asleep) integrate_position(bodies[i], step_times.empty() ? h : step_times[i]);
-  }, kBodyChunk);
+  });
 }
 
 void World::Impl::check_divergence() {

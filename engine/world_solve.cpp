@@ -164,19 +164,10 @@ void World::Impl::stabilize_positions() {
       if (is_big_island(islands[i], block_settings))
         island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);
     }
-    // A maximum is the same in any order: reduced in parallel.
-    const int n = static_cast<int>(contacts.size());
-    auto depth = [&](int k) {
+    deepest = parallel_max(0, static_cast<std::ptrdiff_t>(contacts.size()), def.threads, [&](std::ptrdiff_t k) {
       const ContactConstraint& c = contacts[k];
       return -contact_separation(c, bodies[c.body_a], bodies[c.body_b]);
-    };
-    const int t = n < 1024 ? 1 : usable_threads(def.threads);
-    if (t == 1) {
-      for (int k = 0; k < n; ++k) deepest = std::max(deepest, depth(k));
-    } else {
-#pragma omp parallel for reduction(max : deepest) num_threads(t) schedule(static)
-      for (int k = 0; k < n; ++k) deepest = std::max(deepest, depth(k));
-    }
+    });
   }
   last_max_penetration = std::max(last_max_penetration, deepest);
 }

@@ -88,4 +88,20 @@ void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0) {
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
+/// max(0, f(i)) over i in [begin, end). A maximum is the same in any order, so ranges of 1,024
+/// and more are reduced in parallel; shorter ones run serially, without a parallel region
+/// (entering one costs about a microsecond).
+template <class F>
+double parallel_max(std::ptrdiff_t begin, std::ptrdiff_t end, int threads, F&& f) {
+  double worst = 0;
+  const int t = end - begin < 1024 ? 1 : usable_threads(threads);
+  if (t == 1) {
+    for (std::ptrdiff_t i = begin; i < end; ++i) worst = std::max(worst, f(i));
+    return worst;
+  }
+#pragma omp parallel for reduction(max : worst) num_threads(t) schedule(static)
+  for (std::ptrdiff_t i = begin; i < end; ++i) worst = std::max(worst, f(i));
+  return worst;
+}
+
 }  // namespace impetus

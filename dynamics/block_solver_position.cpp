@@ -18,18 +18,27 @@
 
 namespace impetus {
 
+Vec3 IslandBlockSolver::block_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
+                                             const std::vector<ContactConstraint>& contacts,
+                                             const std::vector<JointSim>& joints) const {
+  const ConstraintBlock& b = blocks_[k];
+  if (b.contact < 0) return joint_block_position_error(joints[b.joint], b, bodies);
+  const ContactConstraint& c = contacts[b.contact];
+  const double separation = contact_separation(c, bodies[c.body_a], bodies[c.body_b]);
+  // Only overlap beyond the slop is removed; other rows keep their positions.
+  return Vec3(separation < -c.slop ? separation + c.slop : 0.0, 0, 0);
+}
+
 double IslandBlockSolver::position_error(const std::vector<RigidBodySim>& bodies,
                                          const std::vector<ContactConstraint>& contacts,
-                                         const std::vector<JointSim>& joints) const {
+                                         const std::vector<JointSim>& joints) {
+  block_error_.resize(blocks_.size());
   double worst = 0;
-  for (const ConstraintBlock& b : blocks_) {
-    if (b.contact >= 0) {
-      const ContactConstraint& c = contacts[b.contact];
-      worst = std::max(worst, -contact_separation(c, bodies[c.body_a], bodies[c.body_b]) - c.slop);
-    } else {
-      worst = std::max(worst, joint_block_position_error(joints[b.joint], b, bodies).cwiseAbs().maxCoeff());
-    }
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    block_error_[k] = block_position_error(k, bodies, contacts, joints);
+    worst = std::max(worst, block_error_[k].cwiseAbs().maxCoeff());
   }
+  block_error_current_ = true;
   return worst;
 }
 
@@ -52,16 +61,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
   target.resize(blocks_.size());
   std::atomic<bool> any{false};
   parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
-    const ConstraintBlock& b = blocks_[k];
-    Vec3 c = Vec3::Zero();
-    if (b.contact >= 0) {
-      const ContactConstraint& cc = contacts[b.contact];
-      const double separation = contact_separation(cc, bodies[cc.body_a], bodies[cc.body_b]);
-      // Only overlap beyond the slop is removed; other rows keep their positions.
-      if (separation < -cc.slop) c[0] = separation + cc.slop;
-    } else {
-      c = joint_block_position_error(joints[b.joint], b, bodies);
-    }
+    const Vec3 c = block_error_current_ ? block_error_[k] : block_position_error(k, bodies, contacts, joints);
     target[k] = -settings.stabilization * c;
     // Written once: a store per block from every thread made the flag's cache line bounce
     // between cores.
@@ -72,6 +72,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
 
 void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
                                             const BlockSolverSettings& settings) {
+  block_error_current_ = false;
   parallel_for(static_cast<std::ptrdiff_t>(bodies_.size()), threads_, [&](std::ptrdiff_t l) {
     RigidBodySim& body = bodies[bodies_[l]];
     // A correction is a small fix of drift, never a teleport: clamp it per pass, and per step
@@ -126,6 +127,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   if (blocks_.empty()) return;
   threads_ = settings.threads;
   corrected_.assign(bodies_.size(), 0.0);
+  block_error_current_ = false;  // the bodies moved since the last measurement
   if (!exact_) {
     stabilize_iterative(bodies, contacts, joints, settings);
     return;
@@ -156,6 +158,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
         body.q = saved_q[l];
         body.refresh_world_inertia();
       }
+      block_error_current_ = false;
       corrected_ = saved_corrected;
       stabilize_iterative(bodies, contacts, joints, settings);
       return;

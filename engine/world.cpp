@@ -248,49 +248,37 @@ const char* cloth_phase_name(ClothPhase phase) {
   return "?";
 }
 
-double World::Impl::time_phase(StepPhase phase, std::chrono::steady_clock::time_point start) {
-  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  stats.phase_seconds[static_cast<int>(phase)] += elapsed.count();
-  return elapsed.count();
+std::chrono::steady_clock::time_point World::Impl::time_phase(StepPhase phase,
+                                                             std::chrono::steady_clock::time_point start) {
+  const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+  stats.phase_seconds[static_cast<int>(phase)] += std::chrono::duration<double>(now - start).count();
+  return now;
 }
 
 void World::Impl::substep(double h) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point t = Clock::now();
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
   apply_forces(h);
-  time_phase(StepPhase::Forces, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Forces, t);
   update_broadphase(h);
-  time_phase(StepPhase::Broadphase, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Broadphase, t);
   run_narrowphase(h);
   if (last_substep && def.contact_events) snapshot_event_state();
-  time_phase(StepPhase::Narrowphase, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Narrowphase, t);
   build_contacts();
   solve_contacts(h);
   if (def.contact_events) record_pushed_pairs();
-  time_phase(StepPhase::Solver, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Solver, t);
   run_ccd(h);
-  time_phase(StepPhase::Ccd, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Ccd, t);
   integrate_positions(h);
-  time_phase(StepPhase::Integrate, t);
-
-  t = Clock::now();
+  t = time_phase(StepPhase::Integrate, t);
   stabilize_positions();
   store_warm_start();
-  time_phase(StepPhase::Solver, t);
-
-  t = Clock::now();
-  if (!cloths.empty()) step_cloths(h);
-  time_phase(StepPhase::Cloth, t);
+  t = time_phase(StepPhase::Solver, t);
+  if (!cloths.empty()) {
+    step_cloths(h);
+    time_phase(StepPhase::Cloth, t);
+  }
   // A sleeping body whose velocity something changed (cloth reactions, ...) wakes its island.
   if (bodies_asleep > 0) wake_disturbed_bodies();
 }

@@ -271,7 +271,9 @@ struct World::Impl {
   /// First time in [0, t_end] at which fast body i comes within the CCD target of body j.
   std::optional<double> pair_time_of_impact(int i, int j, double t_end);
 
-  double time_phase(StepPhase phase, std::chrono::steady_clock::time_point start);
+  /// Adds the time since `start` to `phase` and returns now: the end of one phase is the start
+  /// of the next, one clock read per boundary (two were 4% of newton_cradle's 7.6 µs step).
+  std::chrono::steady_clock::time_point time_phase(StepPhase phase, std::chrono::steady_clock::time_point start);
 
   // Driving bodies (world_drive.cpp). Per body, sized by create_body: the step allocates nothing.
   std::vector<Vec3> forces;            // force of the next step [N], world (dynamic bodies)

@@ -396,7 +396,7 @@ double IslandBlockSolver::kinetic_energy(const std::vector<RigidBodySim>& bodies
   double e = 0;
   for (int i : bodies_) {
     const RigidBodySim& b = bodies[i];
-    Vec3 wb = b.q.conjugate() * b.w;
+    Vec3 wb = quat_rotate(b.q.conjugate(), b.w);
     e += 0.5 * b.v.squaredNorm() / b.inv_mass + 0.5 * wb.dot(b.inertia_local * wb);
   }
   return e;

@@ -27,11 +27,11 @@ JointPose joint_pose(const JointSim& j, const std::vector<RigidBodySim>& bodies)
   JointPose p;
   p.qa = a.q;
   p.qb = b.q;
-  p.ra = a.q * j.anchor_a;
+  p.ra = quat_rotate(a.q, j.anchor_a);
   p.pa = a.x + p.ra;
-  p.rb = b.q * j.anchor_b;
+  p.rb = quat_rotate(b.q, j.anchor_b);
   p.pb = b.x + p.rb;
-  p.axis = b.q * j.axis_b;
+  p.axis = quat_rotate(b.q, j.axis_b);
   return p;
 }
 

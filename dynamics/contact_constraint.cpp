@@ -6,7 +6,7 @@ namespace impetus {
 
 void prepare_contact_geometry(ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b,
                               double h, double restitution_threshold) {
-  Vec3 p = 0.5 * ((a.x + a.q * c.anchor_a) + (b.x + b.q * c.anchor_b));
+  Vec3 p = 0.5 * ((a.x + quat_rotate(a.q, c.anchor_a)) + (b.x + quat_rotate(b.q, c.anchor_b)));
   c.ra = p - a.x;
   c.rb = p - b.x;
   double vn = (b.point_velocity(p) - a.point_velocity(p)).dot(c.normal);
@@ -24,7 +24,7 @@ void prepare_contact_geometry(ContactConstraint& c, const RigidBodySim& a, const
 }
 
 double contact_separation(const ContactConstraint& c, const RigidBodySim& a, const RigidBodySim& b) {
-  return ((b.x + b.q * c.anchor_b) - (a.x + a.q * c.anchor_a)).dot(c.normal);
+  return ((b.x + quat_rotate(b.q, c.anchor_b)) - (a.x + quat_rotate(a.q, c.anchor_a))).dot(c.normal);
 }
 
 }  // namespace impetus

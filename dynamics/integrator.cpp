@@ -27,8 +27,8 @@ Vec3 gyroscopic_midpoint(const Mat3& inertia, const Vec3& w0, double h) {
 void integrate_velocity(RigidBodySim& body, const Vec3& gravity, double h) {
   if (!body.dynamic) return;
   body.v += h * gravity;
-  Vec3 w_body = body.q.conjugate() * body.w;
-  body.w = body.q * gyroscopic_midpoint(body.inertia_local, w_body, h);
+  Vec3 w_body = quat_rotate(body.q.conjugate(), body.w);
+  body.w = quat_rotate(body.q, gyroscopic_midpoint(body.inertia_local, w_body, h));
 }
 
 void integrate_position(RigidBodySim& body, double h) {

@@ -28,7 +28,7 @@ struct RigidBodySim {
                                        // forced, integrated or solved until its island wakes
 
   /// Pose of the user's body frame (in which the shape is defined).
-  Pose frame_pose() const { return Pose{x - q * com_local, q}; }
+  Pose frame_pose() const { return Pose{x - quat_rotate(q, com_local), q}; }
   void refresh_world_inertia() {
     Mat3 r = q.toRotationMatrix();
     inv_inertia_world = r * inv_inertia_local * r.transpose();

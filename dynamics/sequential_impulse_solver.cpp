@@ -108,8 +108,8 @@ double SequentialImpulseSolver::correct_positions(std::vector<RigidBodySim>& bod
     for (const ContactConstraint& c : contacts) {
       RigidBodySim& a = bodies[c.body_a];
       RigidBodySim& b = bodies[c.body_b];
-      Vec3 ra = a.q * c.anchor_a;
-      Vec3 rb = b.q * c.anchor_b;
+      Vec3 ra = quat_rotate(a.q, c.anchor_a);
+      Vec3 rb = quat_rotate(b.q, c.anchor_b);
       double separation = ((b.x + rb) - (a.x + ra)).dot(c.normal);
       if (separation >= -c.slop) continue;
       double correction = std::clamp(settings.baumgarte * (separation + c.slop),

@@ -59,8 +59,8 @@ void World::Impl::build_contacts() {
       c.normal = cp.normal;
       c.tangent1 = any_orthogonal(cp.normal);
       c.tangent2 = cp.normal.cross(c.tangent1);
-      c.anchor_a = bodies[a].q.conjugate() * (cp.point_a - bodies[a].x);
-      c.anchor_b = bodies[b].q.conjugate() * (cp.point_b - bodies[b].x);
+      c.anchor_a = quat_rotate(bodies[a].q.conjugate(), cp.point_a - bodies[a].x);
+      c.anchor_b = quat_rotate(bodies[b].q.conjugate(), cp.point_b - bodies[b].x);
       c.separation = cp.separation;
       c.friction = friction;
       c.restitution = restitution;

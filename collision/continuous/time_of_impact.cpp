@@ -34,7 +34,7 @@ double rotation_term(const ToiBody& body, double radius, const Vec3* n) {
 
 Pose ToiBody::shape_pose(double t) const {
   Pose centre = motion.at(t);
-  return Pose{centre.position - centre.orientation * center_local, centre.orientation};
+  return Pose{centre.position - quat_rotate(centre.orientation, center_local), centre.orientation};
 }
 
 namespace {

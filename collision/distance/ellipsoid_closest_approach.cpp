@@ -404,9 +404,9 @@ ClosestApproachResult ellipsoid_closest_approach(const Vec3& radii_a, const Pose
   r.overlap = centre_distance < d;
   r.u = u;
   r.iterations = s.iterations;
-  r.direction = pa.orientation * n_local;
+  r.direction = quat_rotate(pa.orientation, n_local);
   r.contact_point = pa.apply(x);
-  r.normal = pa.orientation * normal_local;
+  r.normal = quat_rotate(pa.orientation, normal_local);
   r.support_a = normal_local.dot(x);
   r.support_b = normal_local.dot(d * n_local - x);
   return r;

@@ -49,6 +49,12 @@ void BlockSparseLu::reset(int n) {
 
 void BlockSparseLu::add(int row, int col, const Mat3& a) {
   std::vector<Block>& r = rows_[row];
+  // Assembly mostly goes left to right along a row: append without a search.
+  if (r.empty() || r.back().col < col) {
+    r.push_back(Block{col, a});
+    col_rows_[col].push_back(row);
+    return;
+  }
   auto it = std::lower_bound(r.begin(), r.end(), col,
                              [](const Block& b, int c) { return b.col < c; });
   if (it != r.end() && it->col == col) {

@@ -43,6 +43,7 @@ void BlockSparseLu::reset(int n) {
   n_ = n;
   steps_.clear();
   updates_.clear();
+  upper_.clear();
   block_ops_ = 0;
   fill_blocks_ = 0;
 }
@@ -74,6 +75,7 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
   col_done.assign(n, 0);
   steps_.clear();
   updates_.clear();
+  upper_.clear();
   block_ops_ = 0;
   fill_blocks_ = 0;
   std::vector<Block>& merged = merged_;
@@ -141,6 +143,12 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
     row_done[r] = 1;
     col_done[c] = 1;
     if (max_block_ops > 0 && block_ops_ > max_block_ops) return false;
+    // Row r is final now: later eliminations skip it.
+    step.upper_begin = static_cast<int>(upper_.size());
+    for (const Block& blk : pivot_row) {
+      if (blk.col != c) upper_.push_back(blk);
+    }
+    step.upper_end = static_cast<int>(upper_.size());
     steps_.push_back(step);
   }
   return static_cast<int>(steps_.size()) == n;
@@ -153,9 +161,7 @@ void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) cons
   x.assign(b.size(), Vec3::Zero());
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     Vec3 rhs = y[it->row];
-    for (const Block& blk : rows_[it->row]) {
-      if (blk.col != it->col) rhs -= blk.a * x[blk.col];
-    }
+    for (int p = it->upper_begin; p < it->upper_end; ++p) rhs -= upper_[p].a * x[upper_[p].col];
     x[it->col] = it->pivot_inverse * rhs;
   }
 }

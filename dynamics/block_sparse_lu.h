@@ -52,6 +52,7 @@ class BlockSparseLu {
   struct Step {
     int row = 0;
     int col = 0;
+    int upper_begin = 0, upper_end = 0;  // the row's other blocks at elimination: upper_[begin, end)
     Mat3 pivot_inverse = Mat3::Identity();
   };
   struct Update {
@@ -69,6 +70,10 @@ class BlockSparseLu {
   std::vector<Block> merged_;
   mutable std::vector<Vec3> y_;
   std::vector<Step> steps_;
+  // The eliminated rows' blocks other than their pivots, step after step: the back
+  // substitution streams them instead of walking each row's own vector and skipping its pivot
+  // (an articulated island solves its factorisation once per sweep, hundreds of times a step).
+  std::vector<Block> upper_;
   std::vector<Update> updates_;
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;

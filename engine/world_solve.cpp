@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "collision/base/nearly_sorted.h"
 #include "collision/base/parallel.h"
 #include "dynamics/constraint_rows.h"
 #include "engine/world_impl.h"
@@ -203,19 +204,9 @@ void sort_warm_cache(std::vector<CachedImpulse>& cache) {
     return a.key != b.key ? a.key < b.key : a.order < b.order;
   };
   // The step's contacts come pair by pair in pair order, and a key leads with its pair, so
-  // only a pair's few points can be out of order: an insertion sort is linear then (std::sort
-  // was 1% of pile_spheres_1k's step, serial). Past a budget of moves it hands over to
-  // std::sort. (key, order) is a total order, so both give the same result.
-  const std::size_t budget = 4 * cache.size() + 64;
-  std::size_t moves = 0;
-  for (std::size_t p = 1; p < cache.size() && moves <= budget; ++p) {
-    if (!before(cache[p], cache[p - 1])) continue;
-    const CachedImpulse moving = cache[p];
-    std::size_t q = p;
-    for (; q > 0 && before(moving, cache[q - 1]); --q, ++moves) cache[q] = cache[q - 1];
-    cache[q] = moving;
-  }
-  if (moves > budget) std::sort(cache.begin(), cache.end(), before);
+  // only a pair's few points can be out of order (std::sort was a serial 1% of
+  // pile_spheres_1k's step). (key, order) is a total order.
+  sort_nearly_sorted(cache.begin(), cache.end(), before, 4);
 }
 
 }  // namespace impetus

@@ -12,7 +12,6 @@ using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
 using Quat = Eigen::Quaterniond;  // Quat(w, x, y, z); coeffs() is (x, y, z, w)
 
-/// Rigid transform: x_world = orientation * x_local + position.
 /// q·v·q⁻¹ for a unit quaternion: the same operations in the same order as Eigen's q * v
 /// (u×v doubled, then v + w·uv + u×uv), so results are bit-identical, but in scalars: GCC's
 /// vectoriser built Eigen's cross product through two 8-byte stores and a 16-byte load, a
@@ -27,6 +26,7 @@ inline Vec3 quat_rotate(const Quat& q, const Vec3& v) {
               v.z() + w * uz + (x * uy - y * ux));
 }
 
+/// Rigid transform: x_world = orientation * x_local + position.
 struct Pose {
   Vec3 position = Vec3::Zero();
   Quat orientation = Quat::Identity();

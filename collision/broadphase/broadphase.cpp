@@ -18,6 +18,7 @@
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 
 #include "collision/base/assert.h"
+#include "collision/base/nearly_sorted.h"
 #include "collision/base/parallel.h"
 
 namespace impetus {
@@ -179,22 +180,8 @@ void Broadphase::Impl::order_for_sweep() {
     sweep_order_stale = false;
     sweep_axis = axis;
   } else {
-    // Insertion sort: linear in the boxes plus the order changes since the last call. Past a
-    // budget of moves (a teleported crowd, a scene that turns over) it hands over to std::sort,
-    // so a step never costs quadratic time.
-    const size_t budget = 8 * sweep_order.size() + 64;
-    size_t moves = 0;
-    for (size_t p = 1; p < sweep_order.size() && moves <= budget; ++p) {
-      const int moving = sweep_order[p];
-      size_t q = p;
-      while (q > 0 && key_less(moving, sweep_order[q - 1])) {
-        sweep_order[q] = sweep_order[q - 1];
-        --q;
-        ++moves;
-      }
-      sweep_order[q] = moving;
-    }
-    if (moves > budget) std::sort(sweep_order.begin(), sweep_order.end(), key_less);
+    // Boxes move little per step: last call's order is nearly right (key_less is total).
+    sort_nearly_sorted(sweep_order.begin(), sweep_order.end(), key_less, 8);
   }
   const int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;
   band_axis = spread[a1] >= spread[a2] ? a1 : a2;

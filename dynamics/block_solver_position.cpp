@@ -142,6 +142,9 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   // A pass's error before is the previous pass's error after: the poses have not changed.
   double before = position_error(bodies, contacts, joints);
   for (int pass = 0; pass < settings.stabilization_passes; ++pass) {
+    // Newton-like: once a pass leaves less than the tolerance, another would move bodies by
+    // less than a nanometre and still cost a solve with the factorisation.
+    if (pass > 0 && before <= settings.position_tolerance) break;
     for (size_t l = 0; l < bodies_.size(); ++l) {
       saved[2 * l] = bodies[bodies_[l]].x;
       saved_q[l] = bodies[bodies_[l]].q;

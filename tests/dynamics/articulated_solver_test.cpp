@@ -107,6 +107,47 @@ TEST(HingeError, FullGainStabilisationClosesATiltedHingeAtItsFarAngle) {
   }
 }
 
+// The exact correction is a Newton iteration on the position error: a pass after the first
+// runs only while the error left is above position_tolerance.
+TEST(HingeError, ExactCorrectionPassesStopBelowThePositionTolerance) {
+  const HingePair p = hinge_pair(2.4, 0.2);
+  Island island;
+  island.bodies = {0, 1};
+  island.joints = {0};
+  std::vector<ContactConstraint> contacts;
+  std::vector<JointSim> joints = {p.joint};
+  auto corrected = [&](int passes, double tolerance) {
+    std::vector<RigidBodySim> bodies = p.bodies;
+    BlockSolverSettings settings;
+    settings.method = BlockMethod::Exact;
+    settings.stabilization_passes = passes;
+    settings.position_tolerance = tolerance;
+    IslandBlockSolver solver;
+    solver.solve_velocities(island, bodies, contacts, joints, 1.0 / 240, settings);
+    for (RigidBodySim& b : bodies) {
+      b.v.setZero();
+      b.w.setZero();
+    }
+    solver.stabilize_positions(bodies, contacts, joints, settings);
+    HingePair after = p;
+    after.bodies = bodies;
+    return after;
+  };
+  const HingePair one = corrected(1, 0.0);
+  const double left = axis_angle(one);
+  ASSERT_GT(left, 1e-9);  // a 0.2 rad tilt is not closed by one linearised pass
+  ASSERT_LT(left, 0.2);
+  // Tolerance below what the first pass leaves: the second pass runs and closes it further.
+  const HingePair two = corrected(2, 0.5 * left);
+  EXPECT_LT(axis_angle(two), 0.5 * left);
+  // Above it: the result is the first pass's, bit for bit.
+  const HingePair stopped = corrected(2, 2.0 * left);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(stopped.bodies[i].x, one.bodies[i].x);
+    EXPECT_EQ(stopped.bodies[i].q.coeffs(), one.bodies[i].q.coeffs());
+  }
+}
+
 // A chain of n links hanging from the world by ball joints, every link moving differently.
 struct Chain {
   std::vector<RigidBodySim> bodies;

@@ -526,7 +526,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   warm_lambda_.resize(n);
   diagonal_.resize(n);
   diagonal_current_ = true;  // until the velocity solve returns (prepare_iterative reuses it)
-  parallel_for(n, threads_, [&](std::ptrdiff_t index) {
+  parallel_for_static(n, threads_, [&](std::ptrdiff_t index) {
     const int k = static_cast<int>(index);
     if (k >= joint_blocks) {
       const int c = island.contacts[k - joint_blocks];
@@ -658,7 +658,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
 
   diagonal_current_ = false;  // the bodies move on: the position level recomputes it
   // Impulses and modes go back for warm starting (each block to its own contact or joint).
-  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
+  parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     Vec3 lambda = b.lambda + (impact_impulses_.empty() ? Vec3::Zero() : impact_impulses_[k]);
     if (b.contact >= 0) {

@@ -98,7 +98,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
   // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
   iter_.resize(first_contact_block_);
   contact_sweep_.resize(blocks_.size() - first_contact_block_);
-  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
+  parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     const Mat3 d = diagonal_current_ ? diagonal_[k] : island_diagonal(static_cast<int>(k), bodies);
     Vec3 known_velocity = Vec3::Zero();
@@ -512,7 +512,7 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     bodies[bodies_[l]].w = u_[2 * l + 1];
   }
   // Impulses, and modes for the next step's warm start, from the final impulses.
-  parallel_for(n, threads_, [&](std::ptrdiff_t k) {
+  parallel_for_static(n, threads_, [&](std::ptrdiff_t k) {
     ConstraintBlock& b = blocks_[k];
     b.lambda = lambda_[k];
     if (b.contact < 0) return;

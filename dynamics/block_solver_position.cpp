@@ -60,7 +60,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
   // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
   target.resize(blocks_.size());
   std::atomic<bool> any{false};
-  parallel_for(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
+  parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const Vec3 c = block_error_current_ ? block_error_[k] : block_position_error(k, bodies, contacts, joints);
     target[k] = -settings.stabilization * c;
     // Written once: a store per block from every thread made the flag's cache line bounce
@@ -73,7 +73,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
 void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
                                             const BlockSolverSettings& settings) {
   block_error_current_ = false;
-  parallel_for(static_cast<std::ptrdiff_t>(bodies_.size()), threads_, [&](std::ptrdiff_t l) {
+  parallel_for_static(static_cast<std::ptrdiff_t>(bodies_.size()), threads_, [&](std::ptrdiff_t l) {
     RigidBodySim& body = bodies[bodies_[l]];
     // A correction is a small fix of drift, never a teleport: clamp it per pass, and per step
     // to what is left of the body's max_step_correction (the world sets it to the body's

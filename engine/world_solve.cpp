@@ -40,7 +40,7 @@ void World::Impl::build_contacts() {
     contact_offsets[k + 1] = contact_offsets[k] + (responds ? manifolds[k].count : 0);
   }
   contacts.resize(contact_offsets[pairs.size()]);
-  parallel_for(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
+  parallel_for_static(static_cast<std::ptrdiff_t>(pairs.size()), def.threads, [&](std::ptrdiff_t k) {
     const int count = contact_offsets[k + 1] - contact_offsets[k];
     if (count == 0) return;
     const Manifold& m = manifolds[k];
@@ -125,7 +125,7 @@ void World::Impl::solve_contacts(double h) {
   // with all threads, the others in parallel with one thread each.
   auto solve_island = [&](std::ptrdiff_t i, int threads) {
     const std::vector<int>& island_contacts = islands[i].contacts;
-    parallel_for(static_cast<std::ptrdiff_t>(island_contacts.size()), threads, [&](std::ptrdiff_t n) {
+    parallel_for_static(static_cast<std::ptrdiff_t>(island_contacts.size()), threads, [&](std::ptrdiff_t n) {
       ContactConstraint& c = contacts[island_contacts[n]];
       prepare_contact_geometry(c, bodies[c.body_a], bodies[c.body_b], h, restitution_threshold);
     });

@@ -88,6 +88,22 @@ void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0) {
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
+/// parallel_for for loops of even cost per index over data that the previous such loop over
+/// the same range touched: each thread takes one contiguous range, the same one every time, so
+/// what a thread wrote stays in its core's cache for the next loop. On the 2-core VM a dynamic
+/// schedule handed each thread half of its blocks fresh from the other core (a block solve's
+/// per-block loops scaled 1.15–1.5× at 2 threads).
+template <class Body>
+void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
+  constexpr std::ptrdiff_t kMinParallel = 32;
+  const int t = threads == 1 || n < kMinParallel ? 1 : usable_threads(threads);
+  if (t == 1) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(t)
+  for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+}
 /// max(0, f(i)) over i in [begin, end). A maximum is the same in any order, so ranges of 1,024
 /// and more are reduced in parallel; shorter ones run serially, without a parallel region
 /// (entering one costs about a microsecond).

@@ -312,7 +312,7 @@ void World::Impl::apply_forces(double h) {
   parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
     RigidBodySim& b = bodies[i];
     if (!b.asleep) integrate_velocity(b, def.gravity, h);
-  });
+  }, 0, kMinParallelCheap);
   if (has_forces) apply_external_forces(h);  // World::apply_force, apply_torque
 }
 
@@ -321,7 +321,7 @@ void World::Impl::integrate_positions(double h) {
   // Sleeping bodies are skipped: even a zero rotation would renormalise q and change its bits.
   parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
     if (!bodies[i].asleep) integrate_position(bodies[i], step_times.empty() ? h : step_times[i]);
-  });
+  }, 0, kMinParallelCheap);
 }
 
 void World::Impl::check_divergence() {

@@ -17,7 +17,7 @@ void World::Impl::update_broadphase(double h) {
   auto updated = [&](std::size_t i) { return bodies[i].moving && !bodies[i].asleep; };
   parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
     if (updated(i)) swept_boxes[i] = swept_box(static_cast<int>(i), h);  // kept for CCD (world_ccd.cpp)
-  });
+  }, 0, kMinParallelCheap);
   for (size_t i = 0; i < bodies.size(); ++i) {
     if (updated(i)) broadphase.update(static_cast<int>(i), swept_boxes[i]);
   }

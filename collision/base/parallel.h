@@ -68,15 +68,22 @@ inline int usable_threads(int threads) {
   return t;
 }
 
+/// Loops shorter than this run serially: waking a thread team costs more than they do (and on
+/// a loaded machine much more). The result is the same either way.
+inline constexpr std::ptrdiff_t kMinParallel = 32;
+/// The same for loops of well under a microsecond per index (per-body integration, swept
+/// boxes): a parallel region cost about 5 µs on the 2-core VM, and three such loops over
+/// capsule_chain_50's 51 bodies made its step 16 µs slower at 2 threads than at 1.
+inline constexpr std::ptrdiff_t kMinParallelCheap = 256;
+
 /// Run body(i) for i in [0, n) on up to `threads` OpenMP threads (0 = all cores), handing out
 /// `chunk` indices at a time (1 for items of very unequal cost, such as islands; 0, the
-/// default: about eight chunks per thread, at least 16 indices each).
+/// default: about eight chunks per thread, at least 16 indices each); serially below
+/// `min_parallel` indices.
 template <class Body>
-void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0) {
-  // Small loops run serially: waking a thread team costs more than they do (and on a loaded
-  // machine much more). The result is the same either way.
-  constexpr std::ptrdiff_t kMinParallel = 32;
-  const int t = threads == 1 || n < kMinParallel ? 1 : usable_threads(threads);
+void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0,
+                  std::ptrdiff_t min_parallel = kMinParallel) {
+  const int t = threads == 1 || n < min_parallel ? 1 : usable_threads(threads);
   if (t == 1) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
@@ -95,7 +102,6 @@ void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0) {
 /// per-block loops scaled 1.15–1.5× at 2 threads).
 template <class Body>
 void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
-  constexpr std::ptrdiff_t kMinParallel = 32;
   const int t = threads == 1 || n < kMinParallel ? 1 : usable_threads(threads);
   if (t == 1) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);

@@ -79,30 +79,37 @@ TEST(HingeError, IsTheAxisMisalignmentAtAnyHingeAngle) {
   }
 }
 
+// The pair after one step of the solver with zero velocities afterwards: what the position
+// correction alone does to the hinge.
+HingePair corrected_hinge(const HingePair& p, const BlockSolverSettings& settings) {
+  Island island;
+  island.bodies = {0, 1};
+  island.joints = {0};
+  std::vector<ContactConstraint> contacts;
+  std::vector<JointSim> joints = {p.joint};
+  std::vector<RigidBodySim> bodies = p.bodies;
+  IslandBlockSolver solver;
+  solver.solve_velocities(island, bodies, contacts, joints, 1.0 / 240, settings);
+  for (RigidBodySim& b : bodies) {
+    b.v.setZero();
+    b.w.setZero();
+  }
+  solver.stabilize_positions(bodies, contacts, joints, settings);
+  HingePair after = p;
+  after.bodies = bodies;
+  return after;
+}
+
 TEST(HingeError, FullGainStabilisationClosesATiltedHingeAtItsFarAngle) {
   // At 2.4 rad the perpendicular part of the relative rotation vector is the tilt turned by
   // about 69° about the axis; a full-gain correction along it would open the joint further.
   for (double angle : {0.0, 2.4, 3.0}) {
-    HingePair p = hinge_pair(angle, 0.05);
-    Island island;
-    island.bodies = {0, 1};
-    island.joints = {0};
-    std::vector<ContactConstraint> contacts;
-    std::vector<JointSim> joints = {p.joint};
+    const HingePair p = hinge_pair(angle, 0.05);
     for (BlockMethod method : {BlockMethod::Exact, BlockMethod::Iterative}) {
-      std::vector<RigidBodySim> bodies = p.bodies;
       BlockSolverSettings settings;
       settings.method = method;
-      IslandBlockSolver solver;
-      solver.solve_velocities(island, bodies, contacts, joints, 1.0 / 240, settings);
-      for (RigidBodySim& b : bodies) {
-        b.v.setZero();
-        b.w.setZero();
-      }
-      solver.stabilize_positions(bodies, contacts, joints, settings);
-      HingePair after = p;
-      after.bodies = bodies;
-      EXPECT_LT(axis_angle(after), 0.05 * 0.05) << "angle " << angle << " method " << int(method);
+      EXPECT_LT(axis_angle(corrected_hinge(p, settings)), 0.05 * 0.05)
+          << "angle " << angle << " method " << int(method);
     }
   }
 }
@@ -111,27 +118,12 @@ TEST(HingeError, FullGainStabilisationClosesATiltedHingeAtItsFarAngle) {
 // runs only while the error left is above position_tolerance.
 TEST(HingeError, ExactCorrectionPassesStopBelowThePositionTolerance) {
   const HingePair p = hinge_pair(2.4, 0.2);
-  Island island;
-  island.bodies = {0, 1};
-  island.joints = {0};
-  std::vector<ContactConstraint> contacts;
-  std::vector<JointSim> joints = {p.joint};
   auto corrected = [&](int passes, double tolerance) {
-    std::vector<RigidBodySim> bodies = p.bodies;
     BlockSolverSettings settings;
     settings.method = BlockMethod::Exact;
     settings.stabilization_passes = passes;
     settings.position_tolerance = tolerance;
-    IslandBlockSolver solver;
-    solver.solve_velocities(island, bodies, contacts, joints, 1.0 / 240, settings);
-    for (RigidBodySim& b : bodies) {
-      b.v.setZero();
-      b.w.setZero();
-    }
-    solver.stabilize_positions(bodies, contacts, joints, settings);
-    HingePair after = p;
-    after.bodies = bodies;
-    return after;
+    return corrected_hinge(p, settings);
   };
   const HingePair one = corrected(1, 0.0);
   const double left = axis_angle(one);

@@ -186,7 +186,9 @@ class IslandBlockSolver {
   void stabilize_iterative(std::vector<RigidBodySim>& bodies,
                            const std::vector<ContactConstraint>& contacts,
                            const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
-  void apply_displacements(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings);
+  /// Applies displacement_ (in sweep slots when `sweep_slots`, else by island body).
+  void apply_displacements(std::vector<RigidBodySim>& bodies, const BlockSolverSettings& settings,
+                           bool sweep_slots);
   double kinetic_energy(const std::vector<RigidBodySim>& bodies) const;
   double start_kinetic_energy() const;
   void save_start_velocities(const std::vector<RigidBodySim>& bodies);
@@ -304,6 +306,12 @@ class IslandBlockSolver {
   void iterate_contact(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
                        std::vector<Vec3>& u, bool position_level) const;
   std::vector<Vec3> u_, lambda_, target_, displacement_;
+  // Where island body l's velocity (and displacement, inverse mass and inertia) lives in the
+  // iterative method's arrays: u_[2 · sweep_slot_[l]]. Dissected islands store their bodies
+  // part by part, so the two threads' halves do not share cache lines; empty = l itself.
+  // Storage only: every update is the same arithmetic in the same order.
+  std::vector<int> sweep_slot_;
+  int sweep_slot(int l) const { return sweep_slot_.empty() || l < 0 ? l : sweep_slot_[l]; }
   std::vector<double> corrected_;  // per island body: distance corrected so far this step
   // Big islands: blocks by dissection group (CSR; empty = swept serially in block order).
   std::vector<int> group_start_, group_blocks_;

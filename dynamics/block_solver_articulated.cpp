@@ -96,8 +96,9 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
   const int n = joint_unknowns();
   joint_rhs_.assign(n, Vec3::Zero());
   for (int l = 0; l < nb; ++l) {
-    joint_rhs_[2 * l] = joint_mass_[l] * u[2 * l];
-    joint_rhs_[2 * l + 1] = joint_inertia_[l] * u[2 * l + 1];
+    const int at = sweep_slot(l);
+    joint_rhs_[2 * l] = joint_mass_[l] * u[2 * at];
+    joint_rhs_[2 * l + 1] = joint_inertia_[l] * u[2 * at + 1];
   }
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
@@ -106,7 +107,11 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
     for (int r = 0; r < 3; ++r) joint_rhs_[2 * nb + k][r] = is_super_row(b, r) ? e[r] : 0.0;
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
-  for (int i = 0; i < 2 * nb; ++i) u[i] = joint_x_[i];
+  for (int l = 0; l < nb; ++l) {
+    const int at = sweep_slot(l);
+    u[2 * at] = joint_x_[2 * l];
+    u[2 * at + 1] = joint_x_[2 * l + 1];
+  }
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     for (int r = 0; r < 3; ++r) {

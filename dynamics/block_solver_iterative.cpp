@@ -89,11 +89,18 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
   // Velocity-level and position-level diagonals both: post-stabilisation reuses this step's
   // blocks (linearised at the start of the step, like the exact path's factorisation).
   const int nb = static_cast<int>(bodies_.size());
+  // The groups depend on the island only, never on the thread count: same sweep order.
+  if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
+    dissect_blocks(bodies);
+  } else {
+    group_start_.clear();
+    sweep_slot_.clear();
+  }
   local_inv_mass_.resize(nb);
   local_inv_inertia_.resize(nb);
   for (int l = 0; l < nb; ++l) {
-    local_inv_mass_[l] = bodies[bodies_[l]].inv_mass;
-    local_inv_inertia_[l] = bodies[bodies_[l]].inv_inertia_world;
+    local_inv_mass_[sweep_slot(l)] = bodies[bodies_[l]].inv_mass;
+    local_inv_inertia_[sweep_slot(l)] = bodies[bodies_[l]].inv_inertia_world;
   }
   // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
   iter_.resize(first_contact_block_);
@@ -138,7 +145,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       c.inverse_normal = 1.0 / row_diagonal[0];
       c.regularisation = regularisation_[k];
       c.friction = b.friction;
-      c.slot = slots_[k];
+      c.slot = {sweep_slot(slots_[k][0]), sweep_slot(slots_[k][1])};
       return;
     }
     IterBlock& it = iter_[k];
@@ -148,7 +155,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     it.inverse_diagonal_position = inverse[1];
     for (int s = 0; s < 2; ++s) {
       const int l = slots_[k][s];
-      it.slot[s] = l;
+      it.slot[s] = sweep_slot(l);
       it.mv[s].setZero();
       it.mw[s].setZero();
       if (l >= 0) {
@@ -160,12 +167,6 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
   });
   prepare_joint_subsystem(bodies, settings);
   find_static_blocks();
-  // The groups depend on the island only, never on the thread count: same sweep order.
-  if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
-    dissect_blocks(bodies);
-  } else {
-    group_start_.clear();
-  }
   iter_prepared_ = true;
 }
 
@@ -263,6 +264,12 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
   group_blocks_.resize(n);
   for (int g = 0; g < kGroups; ++g) count[g] = group_start_[g];
   for (int k = 0; k < n; ++k) group_blocks_[count[d.group[k]]++] = k;
+  // Bodies stored part by part, in island order within a part (sweep_slot_).
+  std::array<int, kParts + 1> part_start{};
+  for (int l = 0; l < nb; ++l) ++part_start[d.part[l] + 1];
+  for (int p = 0; p < kParts; ++p) part_start[p + 1] += part_start[p];
+  sweep_slot_.resize(nb);
+  for (int l = 0; l < nb; ++l) sweep_slot_[l] = part_start[d.part[l]]++;
 }
 
 namespace {
@@ -471,8 +478,8 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   const int n = static_cast<int>(blocks_.size());
   u_.resize(2 * nb);
   for (int l = 0; l < nb; ++l) {
-    u_[2 * l] = bodies[bodies_[l]].v;
-    u_[2 * l + 1] = bodies[bodies_[l]].w;
+    u_[2 * sweep_slot(l)] = bodies[bodies_[l]].v;
+    u_[2 * sweep_slot(l) + 1] = bodies[bodies_[l]].w;
   }
   lambda_.resize(n);
   target_.resize(n);
@@ -508,8 +515,8 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     sweep(target_, lambda_, u_, false, settings.threads);
   }
   for (int l = 0; l < nb; ++l) {
-    bodies[bodies_[l]].v = u_[2 * l];
-    bodies[bodies_[l]].w = u_[2 * l + 1];
+    bodies[bodies_[l]].v = u_[2 * sweep_slot(l)];
+    bodies[bodies_[l]].w = u_[2 * sweep_slot(l) + 1];
   }
   // Impulses, and modes for the next step's warm start, from the final impulses.
   parallel_for_static(n, threads_, [&](std::ptrdiff_t k) {
@@ -542,7 +549,7 @@ void IslandBlockSolver::stabilize_iterative(std::vector<RigidBodySim>& bodies,
     for (int iter = 0; iter < settings.position_iterations; ++iter)
       sweep(target_, lambda_, displacement_, true, settings.threads);
     for (int k : static_blocks_) hold_off_static(k, bodies, contacts, lambda_, displacement_);
-    apply_displacements(bodies, settings);
+    apply_displacements(bodies, settings, true);
   }
 }
 

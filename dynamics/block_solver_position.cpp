@@ -71,7 +71,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
 }
 
 void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
-                                            const BlockSolverSettings& settings) {
+                                            const BlockSolverSettings& settings, bool sweep_slots) {
   block_error_current_ = false;
   parallel_for_static(static_cast<std::ptrdiff_t>(bodies_.size()), threads_, [&](std::ptrdiff_t l) {
     RigidBodySim& body = bodies[bodies_[l]];
@@ -80,7 +80,8 @@ void IslandBlockSolver::apply_displacements(std::vector<RigidBodySim>& bodies,
     // contact margin, so resolving deep initial overlaps cannot push a body through a static
     // floor: that floor's contact is in the solve). It bounds the push-out speed to
     // max_step_correction / h (5 mm at 240 Hz: 1.2 m/s).
-    Vec3 dx = displacement_[2 * l], dq = displacement_[2 * l + 1];
+    const int at = sweep_slots ? sweep_slot(static_cast<int>(l)) : static_cast<int>(l);
+    Vec3 dx = displacement_[2 * at], dq = displacement_[2 * at + 1];
     const double limit = std::min(settings.max_linear_correction, body.max_step_correction - corrected_[l]);
     const double length = dx.norm();
     if (length > limit) dx *= std::max(limit, 0.0) / length;
@@ -116,7 +117,7 @@ bool IslandBlockSolver::stabilize_exact(std::vector<RigidBodySim>& bodies,
   }
   lu_.solve(rhs, x);
   displacement_.assign(x.begin(), x.begin() + 2 * nb);
-  apply_displacements(bodies, settings);
+  apply_displacements(bodies, settings, false);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cloth/cloth_sim.h"
+#include "collision/base/parallel.h"
 #include "collision/broadphase/broadphase.h"
 #include "collision/narrowphase/contact.h"
 #include "collision/continuous/extreme_vertex_diagram.h"
@@ -152,6 +153,8 @@ struct World::Impl {
   } island_inputs;
   std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
   std::vector<int> island_order;                 // islands, most blocks first (load balance)
+  std::ptrdiff_t min_parallel_islands = kMinParallel;  // islands for a parallel island loop
+                                                 // (order_islands_by_size)
   std::vector<IslandSolveInfo> island_info;
 
   struct Cloth {

@@ -55,6 +55,12 @@ void World::Impl::build_contacts() {
     const double friction = std::sqrt(ma.friction * mb.friction);
     const double restitution = std::max(ma.restitution, mb.restitution);
     const double slop = contact_slop(a, b);
+    // A pair's keys share their leading bits (contact_key): one search finds where the pair's
+    // records start, and each point scans on from there to its own, the entry the search for
+    // its key would find. A search per point was 3% of pile_boxes_1k's step (four per box pair).
+    CachedImpulse pair_probe;
+    pair_probe.key = contact_key(a, b, 0);
+    const auto pair_first = std::lower_bound(warm_cache.begin(), warm_cache.end(), pair_probe);
     for (int p = 0; p < count; ++p) {
       const ContactPoint& cp = m.points[p];
       ContactConstraint c;
@@ -71,9 +77,8 @@ void World::Impl::build_contacts() {
       c.restitution = restitution;
       c.slop = slop;
       // Warm start from the same (pair, feature) of the previous step.
-      CachedImpulse probe;
-      probe.key = c.key;
-      auto it = std::lower_bound(warm_cache.begin(), warm_cache.end(), probe);
+      auto it = pair_first;
+      while (it != warm_cache.end() && it->key < c.key) ++it;
       if (it != warm_cache.end() && it->key == c.key) {
         c.normal_impulse = it->normal;
         c.tangent_impulse[0] = it->tangent[0];

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "cloth/cloth_sim.h"
-#include "collision/base/parallel.h"
 #include "collision/broadphase/broadphase.h"
 #include "collision/narrowphase/contact.h"
 #include "collision/continuous/extreme_vertex_diagram.h"
@@ -153,8 +152,6 @@ struct World::Impl {
   } island_inputs;
   std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
   std::vector<int> island_order;                 // islands, most blocks first (load balance)
-  std::ptrdiff_t min_parallel_islands = kMinParallel;  // islands for a parallel island loop
-                                                 // (order_islands_by_size)
   std::vector<IslandSolveInfo> island_info;
 
   struct Cloth {
@@ -236,6 +233,8 @@ struct World::Impl {
   double contact_slop(int a, int b) const;
   void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints
   void order_islands_by_size();
+  /// Islands from which the small-island loops go parallel (world_solve.cpp).
+  std::ptrdiff_t min_parallel_small_islands() const;
   void solve_contacts(double h);
   void stabilize_positions();
   // Sleeping (world_sleep.cpp).

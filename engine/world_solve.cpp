@@ -112,13 +112,16 @@ void World::Impl::order_islands_by_size() {
   std::sort(island_order.begin(), island_order.end(), [&](int a, int b) {
     return blocks(a) != blocks(b) ? blocks(a) > blocks(b) : a < b;
   });
+}
+
+std::ptrdiff_t World::Impl::min_parallel_small_islands() const {
   // An island is an expensive item (a ragdoll's about 30 µs): two already pay for a parallel
   // region, unless they are tiny. parallel_for's default of 32 items kept ragdolls_20's dozen
   // islands on one thread at any thread count.
   std::size_t small_blocks = 0;
   for (const Island& island : islands)
     if (!is_big_island(island, block_settings)) small_blocks += island.contacts.size() + island.joints.size();
-  min_parallel_islands = small_blocks >= kMinParallelIslandBlocks ? 2 : kMinParallel;
+  return small_blocks >= kMinParallelIslandBlocks ? 2 : kMinParallel;
 }
 
 void World::Impl::solve_contacts(double h) {
@@ -154,7 +157,7 @@ void World::Impl::solve_contacts(double h) {
   parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
     const int i = island_order[n];
     if (!is_big_island(islands[i], block_settings)) solve_island(i, 1);
-  }, 1, min_parallel_islands);
+  }, 1, min_parallel_small_islands());
   for (size_t i = 0; i < islands.size(); ++i) {
     if (is_big_island(islands[i], block_settings)) solve_island(static_cast<std::ptrdiff_t>(i), def.threads);
   }
@@ -176,7 +179,7 @@ void World::Impl::stabilize_positions() {
     parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
       const int i = island_order[n];
       if (!is_big_island(islands[i], block_settings)) island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
-    }, 1, min_parallel_islands);
+    }, 1, min_parallel_small_islands());
     for (size_t i = 0; i < islands.size(); ++i) {
       if (is_big_island(islands[i], block_settings))
         island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);

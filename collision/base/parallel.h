@@ -76,6 +76,11 @@ inline constexpr std::ptrdiff_t kMinParallel = 32;
 /// capsule_chain_50's 51 bodies made its step 16 µs slower at 2 threads than at 1.
 inline constexpr std::ptrdiff_t kMinParallelCheap = 256;
 
+/// Threads for a loop of n indices: 1 below `min_parallel` indices, else usable_threads().
+inline int loop_threads(std::ptrdiff_t n, int threads, std::ptrdiff_t min_parallel) {
+  return threads == 1 || n < min_parallel ? 1 : usable_threads(threads);
+}
+
 /// Run body(i) for i in [0, n) on up to `threads` OpenMP threads (0 = all cores), handing out
 /// `chunk` indices at a time (1 for items of very unequal cost, such as islands; 0, the
 /// default: about eight chunks per thread, at least 16 indices each); serially below
@@ -83,7 +88,7 @@ inline constexpr std::ptrdiff_t kMinParallelCheap = 256;
 template <class Body>
 void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0,
                   std::ptrdiff_t min_parallel = kMinParallel) {
-  const int t = threads == 1 || n < min_parallel ? 1 : usable_threads(threads);
+  const int t = loop_threads(n, threads, min_parallel);
   if (t == 1) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
@@ -102,7 +107,7 @@ void parallel_for(std::ptrdiff_t n, int threads, Body&& body, int chunk = 0,
 /// per-block loops scaled 1.15–1.5× at 2 threads).
 template <class Body>
 void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
-  const int t = threads == 1 || n < kMinParallel ? 1 : usable_threads(threads);
+  const int t = loop_threads(n, threads, kMinParallel);
   if (t == 1) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
@@ -116,7 +121,7 @@ void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
 template <class F>
 double parallel_max(std::ptrdiff_t begin, std::ptrdiff_t end, int threads, F&& f) {
   double worst = 0;
-  const int t = end - begin < 1024 ? 1 : usable_threads(threads);
+  const int t = loop_threads(end - begin, threads, 1024);
   if (t == 1) {
     for (std::ptrdiff_t i = begin; i < end; ++i) worst = std::max(worst, f(i));
     return worst;

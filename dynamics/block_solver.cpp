@@ -558,6 +558,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     regularisation_[k] = compliance * std::max(scale, 1e-12);
     warm_lambda_[k] = blocks_[k].lambda;
   });
+  note_structure(settings);
   exact_ = false;
   iter_prepared_ = false;
   if (blocks_.empty()) {
@@ -613,7 +614,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
       info.estimated_exact_ops = costly_estimate_;
       exact_allowed = false;
     } else {
-      info.estimated_exact_ops = estimate_exact_ops(cap);
+      info.estimated_exact_ops = structure_estimate(cap);
       exact_allowed = info.estimated_exact_ops * passes <= info.iterative_ops ||
                       (!big && expected_passes_ <= 0.5 * settings.max_active_set_iterations);
       costly_verdict_steps_ = big && !exact_allowed ? kCostlyVerdictSteps : 0;
@@ -623,7 +624,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     if (!exact_allowed) expected_passes_ = std::max(floor_passes, 0.9 * expected_passes_);
   }
   if (exact_allowed) {
-    ordering(settings.ordering, exact_rows_, exact_pivots_);
+    if (!exact_order_known_) ordering(settings.ordering, exact_rows_, exact_pivots_);
+    exact_order_known_ = true;
     propagate_impacts(bodies, contacts, settings, exact_rows_, exact_pivots_, budget, info);
     save_start_velocities(bodies);
     bool solved = run_active_set(bodies, settings, exact_rows_, exact_pivots_, budget, info);
@@ -674,6 +676,30 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     }
   });
   return info;
+}
+
+void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
+  const int nb = static_cast<int>(bodies_.size());
+  structure_repeats_ = nb == previous_body_count_ && first_contact_block_ == previous_joint_blocks_ &&
+                       slots_ == previous_slots_ && settings.ordering == known_ordering_;
+  if (!structure_repeats_) {
+    previous_body_count_ = nb;
+    previous_joint_blocks_ = first_contact_block_;
+    previous_slots_.assign(slots_.begin(), slots_.end());
+    known_ordering_ = settings.ordering;
+    known_estimate_ = -1;
+    exact_order_known_ = false;
+    joint_order_known_ = false;
+  }
+}
+
+long long IslandBlockSolver::structure_estimate(long long cap) {
+  if (structure_repeats_ && known_estimate_ >= 0 && (cap <= 0 || known_estimate_ <= cap))
+    return known_estimate_;
+  const long long ops = estimate_exact_ops(cap);
+  // Counting stops early only once past the cap: a count within it is complete.
+  known_estimate_ = cap <= 0 || ops <= cap ? ops : -1;
+  return ops;
 }
 
 long long IslandBlockSolver::estimate_exact_ops(long long cap) const {

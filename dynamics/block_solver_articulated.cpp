@@ -76,16 +76,19 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     }
     joint_lu_.add(row, row, self);
   }
-  ordering(settings.ordering, joint_rows_, joint_pivots_);
-  size_t kept = 0;
-  for (size_t i = 0; i < joint_rows_.size(); ++i) {
-    if (joint_rows_[i] >= n) continue;
-    joint_rows_[kept] = joint_rows_[i];
-    if (!joint_pivots_.empty()) joint_pivots_[kept] = joint_pivots_[i];
-    ++kept;
+  if (!joint_order_known_) {
+    ordering(settings.ordering, joint_rows_, joint_pivots_);
+    size_t kept = 0;
+    for (size_t i = 0; i < joint_rows_.size(); ++i) {
+      if (joint_rows_[i] >= n) continue;
+      joint_rows_[kept] = joint_rows_[i];
+      if (!joint_pivots_.empty()) joint_pivots_[kept] = joint_pivots_[i];
+      ++kept;
+    }
+    joint_rows_.resize(kept);
+    if (!joint_pivots_.empty()) joint_pivots_.resize(kept);
+    joint_order_known_ = true;  // until the island's structure changes (note_structure)
   }
-  joint_rows_.resize(kept);
-  if (!joint_pivots_.empty()) joint_pivots_.resize(kept);
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
 }
 

@@ -52,7 +52,7 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
   std::vector<Block>& r = rows_[row];
   // Assembly mostly goes left to right along a row: append without a search.
   if (r.empty() || r.back().col < col) {
-    r.push_back(Block{col, a});
+    r.push_back(Block{col, -1, a});
     col_rows_[col].push_back(row);
     return;
   }
@@ -62,12 +62,107 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
     it->a += a;
     return;
   }
-  r.insert(it, Block{col, a});
+  r.insert(it, Block{col, -1, a});
   col_rows_[col].push_back(row);
 }
 
 bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
                               long long max_block_ops) {
+  replayed_ = false;
+  if (program_matches(row_order, pivot_cols)) {
+    const Replay outcome = replay(pivot_cols, max_block_ops);
+    if (outcome != Replay::PivotChanged) {
+      replayed_ = true;
+      return outcome == Replay::Done;
+    }
+    // A row chose another pivot on these values: eliminate afresh (the assembled rows are
+    // untouched by a replay) and record the new program.
+  }
+  return eliminate_and_record(row_order, pivot_cols, max_block_ops);
+}
+
+bool BlockSparseLu::program_matches(const std::vector<int>& row_order,
+                                    const std::vector<int>& pivot_cols) {
+  const Program& p = program_;
+  if (!p.valid || p.n != n_ || p.row_order != row_order || p.pivot_cols != pivot_cols) return false;
+  if (static_cast<int>(values_.size()) < p.slots) values_.resize(p.slots);
+  for (int r = 0; r < n_; ++r) {
+    const std::vector<Block>& row = rows_[r];
+    const int begin = p.row_start[r];
+    if (static_cast<int>(row.size()) != p.row_start[r + 1] - begin) return false;
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (row[j].col != p.cols[begin + j]) return false;
+      values_[begin + j] = row[j].a;
+    }
+  }
+  return true;
+}
+
+BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
+                                            long long max_block_ops) {
+  const Program& p = program_;
+  steps_.clear();
+  updates_.clear();
+  upper_.clear();
+  block_ops_ = 0;
+  fill_blocks_ = p.fill_blocks;
+  for (std::size_t k = 0; k < p.steps.size(); ++k) {
+    const ProgramStep& ps = p.steps[k];
+    if (!pivot_cols.empty() && pivot_cols[k] < 0) {
+      // The pivot was chosen by value: choose again exactly as the elimination does, and give
+      // up the replay if the choice differs.
+      double best = 0;
+      int chosen = -1;
+      for (int i = ps.candidates_begin; i < ps.candidates_end; ++i) {
+        const Mat3& a = values_[p.candidates[i].slot];
+        if (is_singular(a)) continue;
+        const double q = block_quality(a);
+        if (q > best) {
+          best = q;
+          chosen = p.candidates[i].col;
+        }
+      }
+      if (chosen != ps.col) return Replay::PivotChanged;
+    }
+    const Mat3& pivot = values_[ps.pivot_slot];
+    if (is_singular(pivot)) return Replay::Failed;
+    Step step;
+    step.row = ps.row;
+    step.col = ps.col;
+    step.pivot_inverse = pivot.inverse();
+    for (int u = ps.updates_begin; u < ps.updates_end; ++u) {
+      const ProgramUpdate& pu = p.updates[u];
+      const Mat3 multiplier = values_[pu.source_slot] * step.pivot_inverse;
+      updates_.push_back(Update{pu.target_row, ps.row, multiplier});
+      // The elimination's arithmetic, expression for expression (see eliminate_and_record).
+      for (int o = pu.ops_begin; o < pu.ops_end; ++o) {
+        const ProgramOp& op = p.ops[o];
+        const Mat3& source = values_[op.source];
+        if (op.target < 0) {
+          values_[~op.target].noalias() = -(multiplier * source);
+        } else {
+          Mat3& target = values_[op.target];
+          for (int j = 0; j < 3; ++j) target.col(j).noalias() = target.col(j) - multiplier * source.col(j);
+        }
+      }
+    }
+    block_ops_ = ps.ops_after;
+    if (max_block_ops > 0 && block_ops_ > max_block_ops) return Replay::Failed;
+    step.upper_begin = static_cast<int>(upper_.size());
+    for (int i = ps.upper_begin; i < ps.upper_end; ++i) {
+      Block& out = upper_.emplace_back();
+      out.col = p.upper[i].col;
+      out.a = values_[p.upper[i].slot];
+    }
+    step.upper_end = static_cast<int>(upper_.size());
+    steps_.push_back(step);
+  }
+  return static_cast<int>(steps_.size()) == n_ ? Replay::Done : Replay::Failed;
+}
+
+bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
+                                         const std::vector<int>& pivot_cols,
+                                         long long max_block_ops) {
   const int n = size();
   std::vector<char>& row_done = row_done_;
   std::vector<char>& col_done = col_done_;
@@ -78,16 +173,43 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
   upper_.clear();
   block_ops_ = 0;
   fill_blocks_ = 0;
+  // The assembled pattern and its slots, row-major.
+  Program& p = program_;
+  p.valid = false;
+  p.n = n;
+  p.row_order.assign(row_order.begin(), row_order.end());
+  p.pivot_cols.assign(pivot_cols.begin(), pivot_cols.end());
+  p.row_start.resize(n + 1);
+  p.cols.clear();
+  p.steps.clear();
+  p.updates.clear();
+  p.ops.clear();
+  p.candidates.clear();
+  p.upper.clear();
+  int next_slot = 0;
+  for (int r = 0; r < n; ++r) {
+    p.row_start[r] = next_slot;
+    for (Block& b : rows_[r]) {
+      b.slot = next_slot++;
+      p.cols.push_back(b.col);
+    }
+  }
+  p.row_start[n] = next_slot;
   std::vector<Block>& merged = merged_;
   for (size_t k = 0; k < row_order.size(); ++k) {
     const int r = row_order[k];
     std::vector<Block>& pivot_row = rows_[r];
+    ProgramStep& ps = p.steps.emplace_back();
+    ps.row = r;
+    ps.candidates_begin = static_cast<int>(p.candidates.size());
     // Choose the pivot column.
     int c = pivot_cols.empty() ? r : pivot_cols[k];
     if (c < 0) {
       double best = 0;
       for (const Block& b : pivot_row) {
-        if (col_done[b.col] || is_singular(b.a)) continue;
+        if (col_done[b.col]) continue;
+        p.candidates.push_back(SlotRef{b.col, b.slot});
+        if (is_singular(b.a)) continue;
         double q = block_quality(b.a);
         if (q > best) {
           best = q;
@@ -96,8 +218,12 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
       }
       if (c < 0) return false;
     }
+    ps.candidates_end = static_cast<int>(p.candidates.size());
     const Block* pivot = find_block(pivot_row, c);
     if (!pivot || col_done[c] || is_singular(pivot->a)) return false;
+    ps.col = c;
+    ps.pivot_slot = pivot->slot;
+    ps.updates_begin = static_cast<int>(p.updates.size());
     Step step;
     step.row = r;
     step.col = c;
@@ -113,6 +239,10 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
       if (!tb) continue;
       Mat3 multiplier = tb->a * step.pivot_inverse;
       updates_.push_back(Update{i, r, multiplier});
+      ProgramUpdate& pu = p.updates.emplace_back();
+      pu.target_row = i;
+      pu.source_slot = tb->slot;
+      pu.ops_begin = static_cast<int>(p.ops.size());
       merged.clear();
       size_t a = 0, b = 0;
       while (a < target.size() || b < pivot_row.size()) {
@@ -128,7 +258,9 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
             // store-to-load forwarding: a quarter of capsule_chain_50's elimination time).
             Block& out = merged.emplace_back();
             out.col = cb;
+            out.slot = next_slot++;
             out.a.noalias() = -(multiplier * pivot_row[b].a);
+            p.ops.push_back(ProgramOp{~out.slot, pivot_row[b].slot});
             col_rows_[cb].push_back(i);
             ++fill_blocks_;
           }
@@ -140,30 +272,43 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
             // target's copy would be reloaded by columns across its differently placed stores.
             Block& out = merged.emplace_back();
             out.col = ca;
+            out.slot = target[a].slot;
             for (int j = 0; j < 3; ++j)
               out.a.col(j).noalias() = target[a].a.col(j) - multiplier * pivot_row[b].a.col(j);
+            p.ops.push_back(ProgramOp{out.slot, pivot_row[b].slot});
           }
           ++a;
           ++b;
           ++block_ops_;
         }
       }
+      pu.ops_end = static_cast<int>(p.ops.size());
       // Copied back rather than swapped: every row keeps its own buffer, which stops growing
       // once it has held its largest fill (a swap would pass buffers round and reallocate).
       target.assign(merged.begin(), merged.end());
     }
+    ps.updates_end = static_cast<int>(p.updates.size());
     row_done[r] = 1;
     col_done[c] = 1;
+    ps.ops_after = block_ops_;
     if (max_block_ops > 0 && block_ops_ > max_block_ops) return false;
     // Row r is final now: later eliminations skip it.
     step.upper_begin = static_cast<int>(upper_.size());
+    ps.upper_begin = static_cast<int>(p.upper.size());
     for (const Block& blk : pivot_row) {
-      if (blk.col != c) upper_.push_back(blk);
+      if (blk.col != c) {
+        upper_.push_back(blk);
+        p.upper.push_back(SlotRef{blk.col, blk.slot});
+      }
     }
     step.upper_end = static_cast<int>(upper_.size());
+    ps.upper_end = static_cast<int>(p.upper.size());
     steps_.push_back(step);
   }
-  return static_cast<int>(steps_.size()) == n;
+  p.slots = next_slot;
+  p.fill_blocks = fill_blocks_;
+  p.valid = static_cast<int>(steps_.size()) == n;
+  return p.valid;
 }
 
 void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {

@@ -16,6 +16,7 @@ class BlockSparseLu {
  public:
   struct Block {
     int col = 0;
+    int slot = -1;  // its value's slot in the recorded elimination program
     Mat3 a = Mat3::Zero();
   };
 
@@ -47,6 +48,8 @@ class BlockSparseLu {
   /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.
   long long factor_block_ops() const { return block_ops_; }
   long long fill_blocks() const { return fill_blocks_; }
+  /// True when the last factorize() replayed the recorded program (exposed for tests).
+  bool last_factorization_replayed() const { return replayed_; }
 
  private:
   struct Step {
@@ -77,6 +80,53 @@ class BlockSparseLu {
   std::vector<Update> updates_;
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;
+  bool replayed_ = false;
+
+  /// Elimination with fill-in created as it goes; records the program as it runs.
+  bool eliminate_and_record(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
+                            long long max_block_ops);
+  enum class Replay { Done, Failed, PivotChanged };
+  /// True when the program was recorded for this pattern and order; copies the blocks' values
+  /// into their slots on the way.
+  bool program_matches(const std::vector<int>& row_order, const std::vector<int>& pivot_cols);
+  Replay replay(const std::vector<int>& pivot_cols, long long max_block_ops);
+
+  // The recorded elimination program (valid after a complete elimination). Slots 0 … nnz − 1
+  // are the assembled blocks in row-major order, the rest are fill-in.
+  struct SlotRef {
+    int col = 0;
+    int slot = 0;
+  };
+  struct ProgramStep {
+    int row = 0, col = 0, pivot_slot = 0;
+    int candidates_begin = 0, candidates_end = 0;  // the row's open blocks, for chosen pivots
+    int updates_begin = 0, updates_end = 0;
+    int upper_begin = 0, upper_end = 0;
+    long long ops_after = 0;  // block operations done once this step is complete
+  };
+  struct ProgramUpdate {
+    int target_row = 0;
+    int source_slot = 0;  // the target's block in the pivot column
+    int ops_begin = 0, ops_end = 0;
+  };
+  struct ProgramOp {
+    int target = 0;  // ≥ 0: slot −= m·source; < 0: slot ~target = −m·source (fill-in)
+    int source = 0;
+  };
+  struct Program {
+    bool valid = false;
+    int n = 0;
+    int slots = 0;
+    long long fill_blocks = 0;
+    std::vector<int> row_order, pivot_cols;
+    std::vector<int> row_start, cols;  // the assembled pattern (CSR)
+    std::vector<ProgramStep> steps;
+    std::vector<ProgramUpdate> updates;
+    std::vector<ProgramOp> ops;
+    std::vector<SlotRef> candidates, upper;
+  };
+  Program program_;
+  std::vector<Mat3> values_;  // slot values during a replay
 };
 
 }  // namespace impetus

@@ -28,16 +28,30 @@ Mat3 random_block(std::mt19937_64& rng) {
 
 // A KKT system like the solver's: per body two momentum rows (v, ω) with SPD diagonal blocks,
 // per constraint one row coupling two bodies (edges of a random tree, plus `extra` loop edges).
+// The structure comes from `seed`, the values from `value_seed` (same structure, new values:
+// what an island's next factorisation sees).
 struct RandomIsland {
   int bodies = 0;
   std::vector<std::array<int, 2>> edges;
+  struct Entry {
+    int row, col;
+    Mat3 a;
+  };
+  std::vector<Entry> entries;  // in assembly order (an entry may add to an earlier block)
   Eigen::MatrixXd dense;
   BlockSparseLu lu;
   std::vector<Vec3> rhs;
   Eigen::VectorXd dense_rhs;
+
+  int size() const { return 2 * bodies + static_cast<int>(edges.size()); }
+  /// Assembles the system into `into` (reset first).
+  void assemble(BlockSparseLu& into) const {
+    into.reset(size());
+    for (const Entry& e : entries) into.add(e.row, e.col, e.a);
+  }
 };
 
-RandomIsland make_island(int bodies, int extra, std::uint64_t seed) {
+RandomIsland make_island(int bodies, int extra, std::uint64_t seed, std::uint64_t value_seed = 0) {
   std::mt19937_64 rng(seed);
   RandomIsland isl;
   isl.bodies = bodies;
@@ -50,11 +64,11 @@ RandomIsland make_island(int bodies, int extra, std::uint64_t seed) {
     int a = pick(rng), b = pick(rng);
     if (a != b) isl.edges.push_back({std::min(a, b), std::max(a, b)});
   }
-  const int n = 2 * bodies + static_cast<int>(isl.edges.size());
-  isl.lu.reset(n);
+  if (value_seed != 0) rng.seed(value_seed);
+  const int n = isl.size();
   isl.dense = Eigen::MatrixXd::Zero(3 * n, 3 * n);
   auto add = [&](int r, int c, const Mat3& a) {
-    isl.lu.add(r, c, a);
+    isl.entries.push_back({r, c, a});
     isl.dense.block<3, 3>(3 * r, 3 * c) += a;
   };
   for (int b = 0; b < bodies; ++b) {
@@ -72,6 +86,7 @@ RandomIsland make_island(int bodies, int extra, std::uint64_t seed) {
     }
     add(row, row, 1e-3 * Mat3::Identity());
   }
+  isl.assemble(isl.lu);
   std::uniform_real_distribution<double> u(-1, 1);
   isl.rhs.resize(n);
   isl.dense_rhs.resize(3 * n);
@@ -113,22 +128,93 @@ void orders(const RandomIsland& isl, char which, std::vector<int>& rows, std::ve
 
 class BlockEliminationTest : public ::testing::TestWithParam<std::tuple<char, int>> {};
 
+double error_against_dense_lu(const RandomIsland& isl, const BlockSparseLu& lu) {
+  const Eigen::VectorXd expected = isl.dense.partialPivLu().solve(isl.dense_rhs);
+  std::vector<Vec3> x;
+  lu.solve(isl.rhs, x);
+  double err = 0;
+  for (int i = 0; i < isl.size(); ++i)
+    err = std::max(err, (x[i] - expected.segment<3>(3 * i)).cwiseAbs().maxCoeff());
+  return err / std::max(1.0, expected.cwiseAbs().maxCoeff());
+}
+
 TEST_P(BlockEliminationTest, MatchesDenseLuOnRandomIslands) {
   const char which = std::get<0>(GetParam());
   const int extra = std::get<1>(GetParam());
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     RandomIsland isl = make_island(12, extra, seed);
-    Eigen::VectorXd expected = isl.dense.partialPivLu().solve(isl.dense_rhs);
     std::vector<int> rows, pivots;
     orders(isl, which, rows, pivots);
     ASSERT_TRUE(isl.lu.factorize(rows, pivots)) << which << " seed " << seed;
-    std::vector<Vec3> x;
-    isl.lu.solve(isl.rhs, x);
-    double err = 0;
-    for (int i = 0; i < isl.lu.size(); ++i)
-      err = std::max(err, (x[i] - expected.segment<3>(3 * i)).cwiseAbs().maxCoeff());
-    EXPECT_LT(err, 1e-10 * std::max(1.0, expected.cwiseAbs().maxCoeff())) << which << " seed " << seed;
+    EXPECT_LT(error_against_dense_lu(isl, isl.lu), 1e-10) << which << " seed " << seed;
   }
+}
+
+TEST_P(BlockEliminationTest, RefactoringTheSamePatternReplaysTheRecordedElimination) {
+  // One LU object refactors islands of one structure with new values, as a solver does from
+  // step to step. Ordering B's diagonal pivots always replay; A and C choose pivots by value,
+  // so a replay must notice a different choice and eliminate afresh. Either way the factors
+  // must be exactly those of a fresh elimination of the same values, and solve the system.
+  const char which = std::get<0>(GetParam());
+  const int extra = std::get<1>(GetParam());
+  BlockSparseLu reused;
+  int replays = 0;
+  for (std::uint64_t values = 1; values <= 6; ++values) {
+    const RandomIsland isl = make_island(12, extra, 7, values);
+    std::vector<int> rows, pivots;
+    orders(isl, which, rows, pivots);
+    isl.assemble(reused);
+    ASSERT_TRUE(reused.factorize(rows, pivots)) << which << " values " << values;
+    replays += reused.last_factorization_replayed() ? 1 : 0;
+    if (values == 1) EXPECT_FALSE(reused.last_factorization_replayed());
+    BlockSparseLu fresh;
+    isl.assemble(fresh);
+    ASSERT_TRUE(fresh.factorize(rows, pivots));
+    EXPECT_FALSE(fresh.last_factorization_replayed());
+    EXPECT_EQ(reused.factor_block_ops(), fresh.factor_block_ops());
+    EXPECT_EQ(reused.fill_blocks(), fresh.fill_blocks());
+    std::vector<Vec3> x_reused, x_fresh;
+    reused.solve(isl.rhs, x_reused);
+    fresh.solve(isl.rhs, x_fresh);
+    for (int i = 0; i < isl.size(); ++i) ASSERT_EQ(x_reused[i], x_fresh[i]) << which << " row " << i;
+    EXPECT_LT(error_against_dense_lu(isl, reused), 1e-10) << which << " values " << values;
+  }
+  if (which == 'B') EXPECT_EQ(replays, 5);
+  // A different structure in the same object: eliminated afresh, and still right.
+  const RandomIsland other = make_island(12, extra + 2, 8);
+  std::vector<int> rows, pivots;
+  orders(other, which, rows, pivots);
+  other.assemble(reused);
+  ASSERT_TRUE(reused.factorize(rows, pivots));
+  EXPECT_FALSE(reused.last_factorization_replayed());
+  EXPECT_LT(error_against_dense_lu(other, reused), 1e-10);
+}
+
+TEST(BlockElimination, ReplayStopsAtTheBudgetAndAtSingularPivotsLikeAFreshElimination) {
+  const RandomIsland isl = make_island(30, 6, 11);
+  std::vector<int> rows, pivots;
+  orders(isl, 'B', rows, pivots);
+  BlockSparseLu lu;
+  isl.assemble(lu);
+  ASSERT_TRUE(lu.factorize(rows, pivots));
+  const long long ops = lu.factor_block_ops();
+  // A budget the elimination overruns: refused, replayed or not.
+  isl.assemble(lu);
+  EXPECT_FALSE(lu.factorize(rows, pivots, ops / 2));
+  EXPECT_TRUE(lu.last_factorization_replayed());
+  // The refusal left the program intact: the next system replays within budget.
+  isl.assemble(lu);
+  ASSERT_TRUE(lu.factorize(rows, pivots, ops));
+  EXPECT_TRUE(lu.last_factorization_replayed());
+  EXPECT_LT(error_against_dense_lu(isl, lu), 1e-10);
+  // A singular diagonal block (a massless body) is refused as a fresh elimination refuses it.
+  RandomIsland singular = isl;
+  singular.entries[0].a.setZero();
+  singular.assemble(lu);
+  EXPECT_FALSE(lu.factorize(rows, pivots));
+  BlockSparseLu fresh;
+  singular.assemble(fresh);
+  EXPECT_FALSE(fresh.factorize(rows, pivots));
 }
 
 INSTANTIATE_TEST_SUITE_P(Orderings, BlockEliminationTest,

@@ -36,10 +36,7 @@ void BlockSparseLu::reset(int n) {
     rows_.resize(n);
     col_rows_.resize(n);
   }
-  for (int r = 0; r < n; ++r) {
-    rows_[r].clear();
-    col_rows_[r].clear();
-  }
+  for (int r = 0; r < n; ++r) rows_[r].clear();
   n_ = n;
   steps_.clear();
   updates_.clear();
@@ -53,7 +50,6 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
   // Assembly mostly goes left to right along a row: append without a search.
   if (r.empty() || r.back().col < col) {
     r.push_back(Block{col, -1, a});
-    col_rows_[col].push_back(row);
     return;
   }
   auto it = std::lower_bound(r.begin(), r.end(), col,
@@ -63,7 +59,6 @@ void BlockSparseLu::add(int row, int col, const Mat3& a) {
     return;
   }
   r.insert(it, Block{col, -1, a});
-  col_rows_[col].push_back(row);
 }
 
 bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
@@ -186,12 +181,17 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
   p.ops.clear();
   p.candidates.clear();
   p.upper.clear();
+  // The rows holding each column, made here rather than in add(): a replay never needs them.
+  // Their order within a column is the order of independent row updates of one pivot, which
+  // changes no value.
+  for (int c = 0; c < n; ++c) col_rows_[c].clear();
   int next_slot = 0;
   for (int r = 0; r < n; ++r) {
     p.row_start[r] = next_slot;
     for (Block& b : rows_[r]) {
       b.slot = next_slot++;
       p.cols.push_back(b.col);
+      col_rows_[b.col].push_back(r);
     }
   }
   p.row_start[n] = next_slot;

@@ -17,7 +17,7 @@ class BlockSparseLu {
   struct Block {
     int col = 0;
     int slot = -1;  // its value's slot in the recorded elimination program
-    Mat3 a = Mat3::Zero();
+    Mat3 a;  // every block is written whole where it is made
   };
 
   /// Square system of n block rows/columns, all zero. Storage is kept between systems: rows

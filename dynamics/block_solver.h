@@ -121,6 +121,13 @@ class IslandBlockSolver {
                            const std::vector<ContactConstraint>& contacts,
                            const std::vector<JointSim>& joints, const BlockSolverSettings& settings);
 
+  /// The next solve treats its island as a new structure: orderings, symbolic count and
+  /// eliminations made afresh, as on a structure's first step (benchmarks of those costs).
+  void forget_structure() {
+    previous_body_count_ = -1;
+    lu_.forget_program();
+    joint_lu_.forget_program();
+  }
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
   void ordering(BlockOrdering which, std::vector<int>& rows, std::vector<int>& pivots) const;
   /// Assembles the current system (blocks and modes) into `lu` with right-hand side `rhs`; the

@@ -73,6 +73,8 @@ struct Broadphase::Impl {
   std::vector<std::vector<std::pair<int, int>>> thread_pairs;  // one list per thread
   std::vector<int> bucket_start;              // pairs by first index (counting sort)
   std::vector<std::pair<int, int>> unsorted;  // all threads' pairs, before sorting
+  int live = 0;                         // proxies present
+  std::vector<int> all_pairs_boxes;     // compute_pairs' small-scene path: the boxes it tests
 
   void sync_tree();
   void order_for_sweep();
@@ -112,6 +114,7 @@ void Broadphase::add(int index, const Aabb& box, bool is_static) {
   impl_->boxes[index] = box;
   impl_->is_static[index] = is_static ? 1 : 0;
   impl_->sweep_order_stale = true;
+  ++impl_->live;
 }
 
 void Broadphase::update(int index, const Aabb& box) {
@@ -136,6 +139,7 @@ void Broadphase::remove(int index) {
   impl_->tree.destroyProxy(impl_->proxies[index], nullptr);
   impl_->proxies[index] = nullptr;
   impl_->sweep_order_stale = true;
+  --impl_->live;
 }
 
 const Aabb& Broadphase::box(int index) const {
@@ -247,8 +251,31 @@ void Broadphase::Impl::fill_bands() {
   }
 }
 
+// Up to this many boxes, compute_pairs tests all pairs (see there).
+constexpr int kAllPairsMaxBoxes = 16;
+
 void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int threads) {
   Impl& w = *impl_;
+  // A few boxes are tested all against all: the sweep's bookkeeping (choosing axes, keeping
+  // the order, filling bands, sorting the pairs) cost more than that: newton_cradle's step
+  // (5 balls) takes 2.2% fewer instructions, stack_boxes_10's 1.2%. capsule_chain_50's 51
+  // links took 2.7% more all against all. The same pairs come out, already in (a, b) order.
+  if (w.live <= kAllPairsMaxBoxes) {
+    // Live boxes with finite bounds (fill_bands leaves the others out too), by index.
+    std::vector<int>& boxes = w.all_pairs_boxes;
+    boxes.clear();
+    for (int i = 0; i < static_cast<int>(w.proxies.size()) && static_cast<int>(boxes.size()) < w.live; ++i)
+      if (w.proxies[i] && w.boxes[i].min.allFinite() && w.boxes[i].max.allFinite()) boxes.push_back(i);
+    out.clear();
+    for (std::size_t p = 0; p < boxes.size(); ++p) {
+      const int a = boxes[p];
+      for (std::size_t q = p + 1; q < boxes.size(); ++q) {
+        const int b = boxes[q];
+        if (!(w.is_static[a] && w.is_static[b]) && w.boxes[a].overlaps(w.boxes[b])) out.emplace_back(a, b);
+      }
+    }
+    return;  // (the scene grows back only through add(), which makes the sweep sort afresh)
+  }
   w.order_for_sweep();
   w.fill_bands();
   // In each band, each box meets the boxes after it in sweep order that start before it ends;

@@ -146,6 +146,56 @@ bool segment_meets_box(const Vec3& from, const Vec3& to, const Aabb& box) {
   return lo <= hi;
 }
 
+TEST(Broadphase, PairsStayRightWhileASceneShrinksToAFewBoxesAndGrowsAgain) {
+  // A few boxes are tested all against all, more are swept; a scene crossing that size either
+  // way (bodies destroyed, then created) must keep the brute-force answer, a box with a NaN
+  // bound (a diverging body) left out by both.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> pos(-1.5, 1.5), size(0.1, 0.6);
+  const int n = 48;
+  std::vector<Aabb> boxes(n);
+  std::vector<bool> is_static(n), present(n, false);
+  Broadphase bp;
+  auto place = [&](int i) {
+    const Vec3 c = draw_vec3(pos, rng);
+    const Vec3 h = draw_vec3(size, rng);
+    boxes[i] = Aabb{c - h, c + h};
+  };
+  for (int i = 0; i < n; ++i) {
+    place(i);
+    is_static[i] = i % 5 == 0;
+    bp.add(i, boxes[i], is_static[i]);
+    present[i] = true;
+  }
+  // Present counts per round: swept, all pairs, all pairs, swept again.
+  const int keep[] = {48, 6, 12, 48};
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < n; ++i) {
+      const bool wanted = i < keep[round];
+      if (present[i] && !wanted) bp.remove(i);
+      if (!present[i] && wanted) {
+        place(i);
+        bp.add(i, boxes[i], is_static[i]);
+      }
+      present[i] = wanted;
+      if (present[i] && !is_static[i]) {
+        place(i);
+        bp.update(i, boxes[i]);
+      }
+    }
+    // Box 1 diverges this round: its bounds are NaN and it pairs with nothing.
+    const Aabb saved = boxes[1];
+    boxes[1].min.x() = std::numeric_limits<double>::quiet_NaN();
+    bp.update(1, boxes[1]);
+    std::vector<std::pair<int, int>> pairs;
+    bp.compute_pairs(pairs);
+    EXPECT_EQ(pairs, brute_force_pairs(boxes, is_static, present)) << "round " << round;
+    if (round > 0) EXPECT_GT(pairs.size(), 0u) << round;
+    boxes[1] = saved;
+    bp.update(1, boxes[1]);
+  }
+}
+
 TEST(Broadphase, BoxAndSegmentQueriesFindWhatBruteForceFinds) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> pos(-5, 5), size(0.05, 1.0);

@@ -680,9 +680,9 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
 
 void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
   const int nb = static_cast<int>(bodies_.size());
-  structure_repeats_ = nb == previous_body_count_ && first_contact_block_ == previous_joint_blocks_ &&
+  const bool repeats = nb == previous_body_count_ && first_contact_block_ == previous_joint_blocks_ &&
                        slots_ == previous_slots_ && settings.ordering == known_ordering_;
-  if (!structure_repeats_) {
+  if (!repeats) {
     previous_body_count_ = nb;
     previous_joint_blocks_ = first_contact_block_;
     previous_slots_.assign(slots_.begin(), slots_.end());
@@ -694,8 +694,7 @@ void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
 }
 
 long long IslandBlockSolver::structure_estimate(long long cap) {
-  if (structure_repeats_ && known_estimate_ >= 0 && (cap <= 0 || known_estimate_ <= cap))
-    return known_estimate_;
+  if (known_estimate_ >= 0 && (cap <= 0 || known_estimate_ <= cap)) return known_estimate_;
   const long long ops = estimate_exact_ops(cap);
   // Counting stops early only once past the cap: a count within it is complete.
   known_estimate_ = cap <= 0 || ops <= cap ? ops : -1;

@@ -346,22 +346,21 @@ class IslandBlockSolver {
   mutable OrderingScratch scratch_;
   mutable bool depths_current_ = false;  // scratch_'s depths and lists are this step's blocks'
   std::vector<int> exact_rows_, exact_pivots_;  // the exact path's elimination order
-  // The island's structure (its body and joint block counts, every block's body slots) as last step left
-  // it. When it repeats, what depends on it alone is kept: the symbolic count, the exact
-  // path's ordering and the super-block's row order (their factorisations replay their
-  // recorded programs on their own, see BlockSparseLu).
+  // The island's structure (its body and joint block counts, every block's body slots) as the
+  // last step left it. While it repeats, what depends on it alone is kept: the symbolic count,
+  // the exact path's ordering and the super-block's row order (their factorisations replay
+  // their recorded programs on their own, see BlockSparseLu).
   std::vector<std::array<int, 2>> previous_slots_;
   int previous_body_count_ = -1;
   int previous_joint_blocks_ = -1;
-  bool structure_repeats_ = false;
   long long known_estimate_ = -1;  // the last complete symbolic count of this structure, or −1
   bool exact_order_known_ = false;  // exact_rows_/exact_pivots_ are this structure's
   bool joint_order_known_ = false;  // joint_rows_/joint_pivots_ likewise
   BlockOrdering known_ordering_ = BlockOrdering::B;  // the ordering those were made for
   /// Compares this step's structure with the last step's and forgets what no longer holds.
   void note_structure(const BlockSolverSettings& settings);
-  /// estimate_exact_ops(cap), or the last complete count when the structure repeats and the
-  /// count would complete again under `cap` (it can only return the same value then).
+  /// estimate_exact_ops(cap), or this structure's last complete count when the count would
+  /// complete again under `cap` (it can only return the same value then).
   long long structure_estimate(long long cap);
   std::vector<Vec3> exact_rhs_, exact_x_;       // the exact path's right-hand side and solution
   std::vector<ContactMode> impact_modes_;       // propagate_impacts scratch

@@ -20,6 +20,32 @@ double block_quality(const Mat3& a) {
 // Relative to the block's own size, below this a pivot counts as singular.
 bool is_singular(const Mat3& a) { return block_quality(a) <= 1e-13 * a.norm(); }
 
+// The best-conditioned invertible block offered (PivotChoice::col −1: none). The elimination
+// and its replay choose through this one rule, in the row's column order.
+struct PivotChoice {
+  int col = -1;
+  double best = 0;
+  void consider(int c, const Mat3& a) {
+    if (is_singular(a)) return;
+    const double q = block_quality(a);
+    if (q > best) {
+      best = q;
+      col = c;
+    }
+  }
+};
+
+// The two block operations of an elimination, shared by eliminate_and_record and replay so
+// that a replay is the same arithmetic, expression for expression (the same bits).
+// Fill-in: out = −m·pivot_block.
+void fill_in(Mat3& out, const Mat3& m, const Mat3& pivot_block) { out.noalias() = -(m * pivot_block); }
+// out = target − m·pivot_block (out may be target), column by column, as the product reads
+// and writes a block: written whole, a copy of target was reloaded by columns across
+// differently placed stores (failed store-to-load forwarding).
+void eliminate(Mat3& out, const Mat3& target, const Mat3& m, const Mat3& pivot_block) {
+  for (int j = 0; j < 3; ++j) out.col(j).noalias() = target.col(j) - m * pivot_block.col(j);
+}
+
 const BlockSparseLu::Block* find_block(const std::vector<BlockSparseLu::Block>& row, int col) {
   auto it = std::lower_bound(row.begin(), row.end(), col,
                              [](const BlockSparseLu::Block& b, int c) { return b.col < c; });
@@ -127,18 +153,10 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
     if (!pivot_cols.empty() && pivot_cols[k] < 0) {
       // The pivot was chosen by value: choose again exactly as the elimination does, and give
       // up the replay if the choice differs.
-      double best = 0;
-      int chosen = -1;
-      for (int i = ps.candidates_begin; i < ps.candidates_end; ++i) {
-        const Mat3& a = values_[p.candidates[i].slot];
-        if (is_singular(a)) continue;
-        const double q = block_quality(a);
-        if (q > best) {
-          best = q;
-          chosen = p.candidates[i].col;
-        }
-      }
-      if (chosen != ps.col) return Replay::PivotChanged;
+      PivotChoice choice;
+      for (int i = ps.candidates_begin; i < ps.candidates_end; ++i)
+        choice.consider(p.candidates[i].col, values_[p.candidates[i].slot]);
+      if (choice.col != ps.col) return Replay::PivotChanged;
     }
     const Mat3& pivot = values_[ps.pivot_slot];
     if (is_singular(pivot)) return Replay::Failed;
@@ -150,15 +168,13 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
       const ProgramUpdate& pu = p.updates[u];
       const Mat3 multiplier = values_[pu.source_slot] * step.pivot_inverse;
       updates_.push_back(Update{pu.target_row, ps.row, multiplier});
-      // The elimination's arithmetic, expression for expression (see eliminate_and_record).
       for (int o = pu.ops_begin; o < pu.ops_end; ++o) {
         const ProgramOp& op = p.ops[o];
         const Mat3& source = values_[op.source];
         if (op.target < 0) {
-          values_[~op.target].noalias() = -(multiplier * source);
+          fill_in(values_[~op.target], multiplier, source);
         } else {
-          Mat3& target = values_[op.target];
-          for (int j = 0; j < 3; ++j) target.col(j).noalias() = target.col(j) - multiplier * source.col(j);
+          eliminate(values_[op.target], values_[op.target], multiplier, source);
         }
       }
     }
@@ -226,17 +242,13 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     // Choose the pivot column.
     int c = pivot_cols.empty() ? r : pivot_cols[k];
     if (c < 0) {
-      double best = 0;
+      PivotChoice choice;
       for (const Block& b : pivot_row) {
         if (col_done[b.col]) continue;
         p.candidates.push_back(SlotRef{b.col, b.slot});
-        if (is_singular(b.a)) continue;
-        double q = block_quality(b.a);
-        if (q > best) {
-          best = q;
-          c = b.col;
-        }
+        choice.consider(b.col, b.a);
       }
+      c = choice.col;
       if (c < 0) return false;
     }
     ps.candidates_end = static_cast<int>(p.candidates.size());
@@ -280,7 +292,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
             Block& out = merged.emplace_back();
             out.col = cb;
             out.slot = next_slot++;
-            out.a.noalias() = -(multiplier * pivot_row[b].a);
+            fill_in(out.a, multiplier, pivot_row[b].a);
             p.ops.push_back(ProgramOp{~out.slot, pivot_row[b].slot});
             col_rows_[cb].push_back(i);
             ++fill_blocks_;
@@ -289,13 +301,10 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
           ++block_ops_;
         } else {
           if (ca != c) {
-            // Column by column, as the product reads and writes a block: written whole, the
-            // target's copy would be reloaded by columns across its differently placed stores.
             Block& out = merged.emplace_back();
             out.col = ca;
             out.slot = target[a].slot;
-            for (int j = 0; j < 3; ++j)
-              out.a.col(j).noalias() = target[a].a.col(j) - multiplier * pivot_row[b].a.col(j);
+            eliminate(out.a, target[a].a, multiplier, pivot_row[b].a);
             p.ops.push_back(ProgramOp{out.slot, pivot_row[b].slot});
           }
           ++a;

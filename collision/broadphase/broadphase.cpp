@@ -29,6 +29,10 @@ constexpr int kStaticGroup = 2;
 
 btVector3 to_bt(const Vec3& v) { return btVector3(v.x(), v.y(), v.z()); }
 
+// Boxes with a NaN or infinite bound (a diverging body, before the world stops) pair with
+// nothing.
+bool finite_bounds(const Aabb& b) { return b.min.allFinite() && b.max.allFinite(); }
+
 // Collects the user indices of the leaves a tree query visits.
 struct LeafCollector : btDbvt::ICollide {
   std::vector<int>* out = nullptr;
@@ -201,7 +205,7 @@ void Broadphase::Impl::fill_bands() {
   int dynamic = 0;
   for (int i : sweep_order) {
     const Aabb& b = boxes[i];
-    if (is_static[i] || !b.min.allFinite() || !b.max.allFinite()) continue;
+    if (is_static[i] || !finite_bounds(b)) continue;
     lo = std::min(lo, b.min[band_axis]);
     hi = std::max(hi, b.max[band_axis]);
     extent += b.max[band_axis] - b.min[band_axis];
@@ -223,7 +227,7 @@ void Broadphase::Impl::fill_bands() {
   box_bands.resize(sweep_order.size());
   for (size_t p = 0; p < sweep_order.size(); ++p) {
     const Aabb& b = boxes[sweep_order[p]];
-    if (!b.min.allFinite() || !b.max.allFinite()) {
+    if (!finite_bounds(b)) {
       box_bands[p] = {-1, -2};
       continue;
     }
@@ -265,7 +269,7 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int thread
     std::vector<int>& boxes = w.all_pairs_boxes;
     boxes.clear();
     for (int i = 0; i < static_cast<int>(w.proxies.size()) && static_cast<int>(boxes.size()) < w.live; ++i)
-      if (w.proxies[i] && w.boxes[i].min.allFinite() && w.boxes[i].max.allFinite()) boxes.push_back(i);
+      if (w.proxies[i] && finite_bounds(w.boxes[i])) boxes.push_back(i);
     out.clear();
     for (std::size_t p = 0; p < boxes.size(); ++p) {
       const int a = boxes[p];

@@ -115,6 +115,103 @@ void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
 #pragma omp parallel for schedule(static) num_threads(t)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
+/// A team of threads that shares out the work of one parallel region (run_team): OpenMP's
+/// work-sharing constructs as calls, so that the same code runs serially on a SerialTeam.
+/// (Orphaned constructs would not do there: inside a caller's parallel region, an island
+/// solved on one thread among others, they bind to the caller's team and wait for it.)
+struct SerialTeam {
+  int thread() const { return 0; }
+  int size() const { return 1; }
+  template <class F>
+  void single(F&& f) { f(); }
+  void barrier() {}
+  /// f(i) for i in [begin, end): each thread one contiguous range (schedule static).
+  template <class F>
+  void for_static(std::ptrdiff_t begin, std::ptrdiff_t end, F&& f) {
+    for (std::ptrdiff_t i = begin; i < end; ++i) f(i);
+  }
+  /// f(i) for i in [0, n): index i to thread i mod size (schedule static, 1).
+  template <class F>
+  void for_cyclic(std::ptrdiff_t n, F&& f) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) f(i);
+  }
+  /// f(i) for i in [0, n), one index at a time to whichever thread is free.
+  template <class F>
+  void for_dynamic(std::ptrdiff_t n, F&& f) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) f(i);
+  }
+};
+
+/// The team of the innermost OpenMP parallel region. Every call ends in a barrier, except
+/// thread() and size(); every thread of the team must make the same calls.
+struct OmpTeam {
+  int thread() const { return omp_get_thread_num(); }
+  int size() const { return omp_get_num_threads(); }
+  template <class F>
+  void single(F&& f) {
+#pragma omp single
+    f();
+  }
+  void barrier() {
+#pragma omp barrier
+  }
+  template <class F>
+  void for_static(std::ptrdiff_t begin, std::ptrdiff_t end, F&& f) {
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t i = begin; i < end; ++i) f(i);
+  }
+  template <class F>
+  void for_cyclic(std::ptrdiff_t n, F&& f) {
+#pragma omp for schedule(static, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) f(i);
+  }
+  template <class F>
+  void for_dynamic(std::ptrdiff_t n, F&& f) {
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) f(i);
+  }
+};
+
+/// Runs work(team) on a team of `threads` threads: one parallel region (whose entry costs
+/// about a microsecond more than a barrier), or none for one thread. The runtime may grant
+/// fewer threads than asked for: work must share out by team.size(), not by `threads`.
+template <class Work>
+void run_team(int threads, Work&& work) {
+  if (threads <= 1) {
+    SerialTeam team;
+    work(team);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    OmpTeam team;
+    work(team);
+  }
+}
+
+/// Runs first() and second() at the same time on two threads when `threads` allows two (0 =
+/// all cores), else one after the other. They must not write anything the other reads or
+/// writes: the results are then the same either way.
+template <class First, class Second>
+void parallel_invoke(int threads, First&& first, Second&& second) {
+  if (usable_threads(threads) < 2) {
+    first();
+    second();
+    return;
+  }
+#pragma omp parallel num_threads(2)
+  {
+    // The runtime may grant one thread (inside another parallel region): it then runs both.
+    const int me = omp_get_thread_num();
+    if (me == 0) {
+      first();
+      if (omp_get_num_threads() < 2) second();
+    } else if (me == 1) {
+      second();
+    }
+  }
+}
+
 /// max(0, f(i)) over i in [begin, end). A maximum is the same in any order, so ranges of 1,024
 /// and more are reduced in parallel; shorter ones run serially, without a parallel region
 /// (entering one costs about a microsecond).

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <array>
 #include <vector>
+
+#include <omp.h>
 
 #include "collision/base/parallel.h"
 
@@ -37,6 +40,70 @@ TEST(ParallelGate, ParallelForVisitsEveryIndexOnce) {
   std::vector<int> seen(1000, 0);
   parallel_for(static_cast<std::ptrdiff_t>(seen.size()), 2, [&](std::ptrdiff_t i) { seen[i] += 1; }, 1);
   for (int count : seen) EXPECT_EQ(count, 1);
+  unsetenv("IMPETUS_IGNORE_LOAD");
+}
+
+// Every index of each work-sharing call visited once, by whichever team runs it: sums of the
+// indices, checked against the closed form n(n − 1)/2.
+// (`per_thread` and `sums` are shared by the team.)
+template <class Team>
+void shared_out_sums(Team& team, std::vector<long long>& per_thread, std::array<long long, 3>& sums) {
+  constexpr std::ptrdiff_t n = 1000;
+  auto add = [&](std::ptrdiff_t i) { per_thread[team.thread()] += i; };
+  for (int which = 0; which < 3; ++which) {
+    per_thread[team.thread()] = 0;
+    team.barrier();
+    if (which == 0) team.for_static(0, n, add);
+    if (which == 1) team.for_cyclic(n, add);
+    if (which == 2) team.for_dynamic(n, add);
+    team.single([&] {
+      sums[which] = 0;
+      for (int j = 0; j < team.size(); ++j) sums[which] += per_thread[j];
+    });
+  }
+}
+
+TEST(ParallelTeam, SharesOutEveryIndexOnceAlsoInsideACallersParallelRegion) {
+  // run_team with one thread inside a region of the caller's (an island solved on one thread
+  // beside others) must not bind work-sharing to the caller's team: with OpenMP's orphaned
+  // constructs it waited there for threads that never came.
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);
+  refresh_idle_cores();
+  const long long expected = 1000LL * 999 / 2;
+  for (int threads : {1, 2, 3}) {
+    std::vector<long long> per_thread(threads, 0);
+    std::array<long long, 3> sums{};
+    run_team(threads, [&](auto& team) { shared_out_sums(team, per_thread, sums); });
+    for (long long sum : sums) EXPECT_EQ(sum, expected) << threads << " threads";
+  }
+  std::vector<std::array<long long, 3>> inner(2);
+#pragma omp parallel num_threads(2)
+  {
+    const int me = omp_get_thread_num();
+    for (int threads : {1, 2}) {  // 2: a nested region, which the runtime gives one thread
+      std::vector<long long> per_thread(threads, 0);
+      run_team(threads, [&](auto& team) { shared_out_sums(team, per_thread, inner[me]); });
+      for (long long sum : inner[me]) EXPECT_EQ(sum, expected);
+    }
+  }
+  unsetenv("IMPETUS_IGNORE_LOAD");
+}
+
+TEST(ParallelTeam, InvokeRunsBothTasksOnceAtAnyThreadCount) {
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);
+  refresh_idle_cores();
+  for (int threads : {1, 2, 4}) {
+    int first = 0, second = 0;
+    parallel_invoke(threads, [&] { ++first; }, [&] { ++second; });
+    EXPECT_EQ(first, 1) << threads;
+    EXPECT_EQ(second, 1) << threads;
+  }
+#pragma omp parallel num_threads(2)
+  {
+    int first = 0, second = 0;  // nested: a team of one runs both
+    parallel_invoke(2, [&] { ++first; }, [&] { ++second; });
+    EXPECT_EQ(first + second, 2);
+  }
   unsetenv("IMPETUS_IGNORE_LOAD");
 }
 

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <stdlib.h>
 
+#include "collision/base/parallel.h"
 #include "collision/broadphase/broadphase.h"
 #include "tests/random_draws.h"
 
@@ -63,7 +65,9 @@ TEST(Broadphase, SweepFindsEveryOverlapThroughRemovalsTouchingBoxesAndThreadCoun
   // A pile-like scene: small dynamic boxes over a static ground and walls that span it (the
   // sweep's worst case), boxes that only touch (closed boxes count), boxes removed and added
   // again under the same index, and moves large enough to reorder the sweep and switch its
-  // axis. Pairs must equal brute force, and be the same for 1 and 2 threads.
+  // axis. Pairs must equal brute force, and be the same for 1, 2 and 3 threads.
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);  // the parallel path even on a busy machine
+  refresh_idle_cores();
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> pos(-3, 3), size(0.05, 0.3), unit(0, 1);
   const int n = 700;
@@ -93,13 +97,15 @@ TEST(Broadphase, SweepFindsEveryOverlapThroughRemovalsTouchingBoxesAndThreadCoun
     bp.update(4 + axis, b);
   }
   for (int round = 0; round < 6; ++round) {
-    std::vector<std::pair<int, int>> one, two;
+    std::vector<std::pair<int, int>> one, two, three;
     bp.compute_pairs(one, 1);
     bp.compute_pairs(two, 2);
+    bp.compute_pairs(three, 3);  // shares of unequal length, more threads than cores
     const std::vector<std::pair<int, int>> expected = brute_force_pairs(boxes, is_static, present);
     ASSERT_GT(expected.size(), 50u) << "round " << round;
     EXPECT_EQ(one, expected) << "round " << round;
     EXPECT_EQ(two, expected) << "round " << round;
+    EXPECT_EQ(three, expected) << "round " << round;
     if (round == 0) {
       for (int axis = 0; axis < 3; ++axis)
         EXPECT_TRUE(std::binary_search(one.begin(), one.end(), std::make_pair(3, 4 + axis))) << axis;

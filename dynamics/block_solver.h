@@ -204,6 +204,9 @@ class IslandBlockSolver {
   /// known velocity of non-island bodies, and the dissection groups of big islands.
   void prepare_iterative(const std::vector<RigidBodySim>& bodies,
                          const BlockSolverSettings& settings);
+  /// The method choice: exact elimination (true, with its operation `budget`) or the iterative
+  /// method, from their estimated costs; fills info's cost figures.
+  bool choose_exact(const BlockSolverSettings& settings, IslandSolveInfo& info, long long& budget);
   /// Groups the blocks of a big island for parallel sweeps (nested dissection, see the .cpp).
   void dissect_blocks(const std::vector<RigidBodySim>& bodies);
   void bisect_bodies(const std::vector<RigidBodySim>& bodies, int begin, int end, int label, int depth);
@@ -218,20 +221,34 @@ class IslandBlockSolver {
   /// displacements); returns nothing, updates lambda[k] and u.
   void iterate_block(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
                      std::vector<Vec3>& u, bool position_level) const;
-  void sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda, std::vector<Vec3>& u,
-             bool position_level, int threads);
-  /// Calls visit(k) for every block in sweep order: block order, or for big islands group by
-  /// group with the groups of a level in parallel (visit may then touch only block k's bodies).
-  template <class Visit>
-  void visit_in_sweep_order(int threads, Visit&& visit);
+  /// One sweep by `team` (collision/base/parallel.h): every block's update in sweep order, then
+  /// the articulated super-block's.
+  template <class Team>
+  void sweep(Team& team, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+             std::vector<Vec3>& u, bool position_level);
+  /// Velocity sweeps past the fixed ones while a joint or contact is still off its target
+  /// (block_solver.h: max_joint_iterations, max_contact_iterations), on target_, lambda_, u_.
+  template <class Team>
+  void sweep_until_settled(Team& team, const BlockSolverSettings& settings);
+  /// hold_off_static for every static block, by `team` (dissected islands: part by part).
+  template <class Team>
+  void hold_off_statics(Team& team, const std::vector<RigidBodySim>& bodies,
+                        const std::vector<ContactConstraint>& contacts);
+  /// Threads that sweep this island: 1 unless it is dissected (big islands).
+  int sweep_threads(int threads) const;
+  /// visit(k) for every block in sweep order: block order, or for big islands group by group
+  /// with the groups of a level shared out among `team` (collision/base/parallel.h; visit may
+  /// then touch only block k's bodies). Every thread of the team calls it; it ends in a barrier.
+  template <class Team, class Visit>
+  void visit_in_sweep_order(Team& team, Visit&& visit);
   /// Largest velocity residual |target − J u − reg λ| over the rows of joint blocks (equality
   /// rows and active limits); 0 for islands without joints.
   double joint_residual_max(const std::vector<Vec3>& target, const std::vector<Vec3>& lambda,
                             const std::vector<Vec3>& u) const;
-  /// Largest velocity residual of the contact normal rows: |target − J u − reg λ| where the
+  /// Velocity residual of contact block k's normal row: |target − J u − reg λ| where the
   /// contact pushes (λ > 0), its approach beyond the target where it does not.
-  double contact_residual_max(const std::vector<Vec3>& target, const std::vector<Vec3>& lambda,
-                              const std::vector<Vec3>& u) const;
+  double contact_residual(std::ptrdiff_t k, const std::vector<Vec3>& target,
+                          const std::vector<Vec3>& lambda, const std::vector<Vec3>& u) const;
   /// Cost model of the iterative method for an island of `layers` layers (see the .cpp).
   long long iterative_cost(const BlockSolverSettings& settings, int layers) const;
   /// Factors the island's joint equality rows as one block (block_solver_articulated.cpp).
@@ -246,7 +263,7 @@ class IslandBlockSolver {
   Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
-  int threads_ = 1;                       // for per-block loops (big islands only: > 1)
+  int threads_ = 1;                       // for per-block loops (> 1: big islands, a lone lead one)
   int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;
   std::vector<ConstraintBlock> joint_block_scratch_;  // this step's joint blocks, then copied to blocks_
@@ -313,6 +330,8 @@ class IslandBlockSolver {
   void iterate_contact(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
                        std::vector<Vec3>& u, bool position_level) const;
   std::vector<Vec3> u_, lambda_, target_, displacement_;
+  std::vector<double> residual_part_;  // sweep_until_settled: each thread's largest residual
+  bool joints_open_ = false;           // sweep_until_settled: the team's shared verdict
   // Where island body l's velocity (and displacement, inverse mass and inertia) lives in the
   // iterative method's arrays: u_[2 · sweep_slot_[l]]. Dissected islands store their bodies
   // part by part, so the two threads' halves do not share cache lines; empty = l itself.
@@ -325,7 +344,12 @@ class IslandBlockSolver {
   struct Dissection {
     std::vector<int> order, part, group;  // bodies by bisection; part per body; group per block
   } dissection_;
+  // This velocity solve's dissection was made beside the method choice (solve_velocities);
+  // prepare_iterative uses it instead of dissecting again.
+  bool dissected_early_ = false;
   std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
+  std::vector<int> static_part_start_;  // dissected islands: static_blocks_ part by part (CSR)
+  std::vector<int> static_part_blocks_;  // find_static_blocks scratch
   // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
   // world inertia it was built with, and solve scratch.
   BlockSparseLu joint_lu_;

@@ -91,7 +91,8 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
   const int nb = static_cast<int>(bodies_.size());
   // The groups depend on the island only, never on the thread count: same sweep order.
   if (static_cast<int>(blocks_.size()) >= settings.parallel_min_blocks) {
-    dissect_blocks(bodies);
+    if (!dissected_early_) dissect_blocks(bodies);  // else made beside the method choice
+    dissected_early_ = false;
   } else {
     group_start_.clear();
     sweep_slot_.clear();
@@ -184,6 +185,18 @@ void IslandBlockSolver::find_static_blocks() {
     if (blocks_[k].contact >= 0 && (slots_[k][0] < 0 || slots_[k][1] < 0))
       static_blocks_.push_back(static_cast<int>(k));
   }
+  static_part_start_.clear();
+  if (group_start_.empty()) return;
+  // Dissected: part by part (a static block's group is its body's part), block order within.
+  constexpr int kParts = 1 << kDissectionLevels;
+  static_part_start_.assign(kParts + 1, 0);
+  for (int k : static_blocks_) ++static_part_start_[dissection_.group[k] + 1];
+  for (int p = 0; p < kParts; ++p) static_part_start_[p + 1] += static_part_start_[p];
+  static_part_blocks_.resize(static_blocks_.size());
+  std::array<int, kParts> at{};
+  for (int p = 0; p < kParts; ++p) at[p] = static_part_start_[p];
+  for (int k : static_blocks_) static_part_blocks_[at[dissection_.group[k]]++] = k;
+  static_blocks_.swap(static_part_blocks_);
 }
 
 void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
@@ -377,15 +390,19 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
   }
 }
 
-template <class Visit>
-void IslandBlockSolver::visit_in_sweep_order(int threads, Visit&& visit) {
-  const int n = static_cast<int>(blocks_.size());
+int IslandBlockSolver::sweep_threads(int threads) const {
+  return group_start_.empty() ? 1 : usable_threads(threads);
+}
+
+template <class Team, class Visit>
+void IslandBlockSolver::visit_in_sweep_order(Team& team, Visit&& visit) {
   if (group_start_.empty()) {
-    for (int k = 0; k < n; ++k) visit(k);
+    team.single([&] {
+      for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) visit(k);
+    });
     return;
   }
   constexpr int kParts = 1 << kDissectionLevels;
-  const int t = usable_threads(threads);
   auto visit_group = [&](int g) {
     for (int i = group_start_[g]; i < group_start_[g + 1]; ++i) visit(group_blocks_[i]);
   };
@@ -397,37 +414,71 @@ void IslandBlockSolver::visit_in_sweep_order(int threads, Visit&& visit) {
   // A group only has to follow the groups below it in its own subtree. With t threads, each of
   // the 2^d ≥ t subtrees under depth d is swept by one thread from its parts up to its own
   // separators without waiting for the others; the separators above depth d follow level by
-  // level. The order within each subtree, and so the result, is the same for any t.
-  if (t == 1) {
-    // The same order without a parallel region (entering one costs about a microsecond).
-    for (int level = 0; level <= kDissectionLevels; ++level)
-      for (int g = 0; g < (kParts >> level); ++g) visit_group(level_offset(level) + g);
-    return;
-  }
+  // level. The order within each subtree, and so the result, is the same for any t (t = 1:
+  // one subtree, every group level by level).
   int depth = 0;
-  while ((1 << depth) < t && depth < kDissectionLevels) ++depth;
+  while ((1 << depth) < team.size() && depth < kDissectionLevels) ++depth;
   const int subtrees = 1 << depth;
   const int local_levels = kDissectionLevels - depth;  // levels inside one subtree: 0..this
-#pragma omp parallel num_threads(t)
-  {
-#pragma omp for schedule(static, 1)
-    for (int tree = 0; tree < subtrees; ++tree) {
-      for (int level = 0; level <= local_levels; ++level) {
-        const int per_tree = 1 << (local_levels - level);  // groups of this level in one subtree
-        for (int g = 0; g < per_tree; ++g) visit_group(level_offset(level) + tree * per_tree + g);
-      }
+  team.for_cyclic(subtrees, [&](std::ptrdiff_t tree) {
+    for (int level = 0; level <= local_levels; ++level) {
+      const int per_tree = 1 << (local_levels - level);  // groups of this level in one subtree
+      for (int g = 0; g < per_tree; ++g) visit_group(level_offset(level) + static_cast<int>(tree) * per_tree + g);
     }
-    for (int level = local_levels + 1; level <= kDissectionLevels; ++level) {
-#pragma omp for schedule(static, 1)
-      for (int g = 0; g < (kParts >> level); ++g) visit_group(level_offset(level) + g);
+  });
+  for (int level = local_levels + 1; level <= kDissectionLevels; ++level)
+    team.for_cyclic(kParts >> level, [&](std::ptrdiff_t g) { visit_group(level_offset(level) + static_cast<int>(g)); });
+}
+
+template <class Team>
+void IslandBlockSolver::sweep(Team& team, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                              std::vector<Vec3>& u, bool position_level) {
+  visit_in_sweep_order(team, [&](int k) { iterate_block(k, target, lambda, u, position_level); });
+  if (joint_subsystem_ready_) team.single([&] { solve_joint_subsystem(target, lambda, u, position_level); });
+}
+
+template <class Team>
+void IslandBlockSolver::sweep_until_settled(Team& team, const BlockSolverSettings& settings) {
+  const int most = std::max(settings.max_joint_iterations, settings.max_contact_iterations);
+  const std::ptrdiff_t first = first_contact_block_, end = static_cast<std::ptrdiff_t>(blocks_.size());
+  for (int iter = settings.iterative_iterations; iter < most; ++iter) {
+    // Every thread reaches the same verdict from the same shared figures, so all sweep on or
+    // all stop. The contact residual is a largest value: the same whatever thread finds it.
+    team.single([&] {
+      joints_open_ = iter < settings.max_joint_iterations &&
+                     joint_residual_max(target_, lambda_, u_) > settings.joint_velocity_tolerance;
+    });
+    bool open = joints_open_;
+    if (!open && iter < settings.max_contact_iterations) {
+      double worst = 0;
+      team.for_static(first, end, [&](std::ptrdiff_t k) {
+        worst = std::max(worst, contact_residual(k, target_, lambda_, u_));
+      });
+      residual_part_[team.thread()] = worst;
+      team.barrier();
+      for (int j = 0; j < team.size(); ++j) open = open || residual_part_[j] > contact_tolerance_;
     }
+    if (!open) return;
+    sweep(team, target_, lambda_, u_, false);
   }
 }
 
-void IslandBlockSolver::sweep(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
-                              std::vector<Vec3>& u, bool position_level, int threads) {
-  visit_in_sweep_order(threads, [&](int k) { iterate_block(k, target, lambda, u, position_level); });
-  if (joint_subsystem_ready_) solve_joint_subsystem(target, lambda, u, position_level);
+template <class Team>
+void IslandBlockSolver::hold_off_statics(Team& team, const std::vector<RigidBodySim>& bodies,
+                                         const std::vector<ContactConstraint>& contacts) {
+  // A static block moves one island body, so blocks of different bodies commute; a body's
+  // blocks all lie in its part and keep their order there: the same result as block order.
+  auto part = [&](std::ptrdiff_t p) {
+    for (int i = static_part_start_[p]; i < static_part_start_[p + 1]; ++i)
+      hold_off_static(static_blocks_[i], bodies, contacts, lambda_, displacement_);
+  };
+  if (static_part_start_.empty()) {
+    team.single([&] {
+      for (int k : static_blocks_) hold_off_static(k, bodies, contacts, lambda_, displacement_);
+    });
+    return;
+  }
+  team.for_cyclic(static_cast<std::ptrdiff_t>(static_part_start_.size()) - 1, part);
 }
 
 double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
@@ -456,17 +507,13 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   return worst;
 }
 
-double IslandBlockSolver::contact_residual_max(const std::vector<Vec3>& target,
-                                               const std::vector<Vec3>& lambda,
-                                               const std::vector<Vec3>& u) const {
-  // Big islands reduce it in parallel.
-  return parallel_max(first_contact_block_, static_cast<std::ptrdiff_t>(blocks_.size()), threads_,
-                      [&](std::ptrdiff_t k) {
-                        const ContactSweep& c = contact_sweep_[k - first_contact_block_];
-                        const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
-                        const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
-                        return lambda[k][0] > 0 ? std::abs(e) : e;
-                      });
+double IslandBlockSolver::contact_residual(std::ptrdiff_t k, const std::vector<Vec3>& target,
+                                           const std::vector<Vec3>& lambda,
+                                           const std::vector<Vec3>& u) const {
+  const ContactSweep& c = contact_sweep_[k - first_contact_block_];
+  const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
+  const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
+  return lambda[k][0] > 0 ? std::abs(e) : e;
 }
 
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
@@ -483,37 +530,33 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   }
   lambda_.resize(n);
   target_.resize(n);
-  // Warm start in sweep order (big islands: groups in parallel, each block touching its own
-  // bodies only).
-  visit_in_sweep_order(settings.threads, [&](int k) {
-    const ConstraintBlock& b = blocks_[k];
-    lambda_[k] = project_block_impulse(b, b.lambda);
-    target_[k] = b.rhs;
-    if (b.contact >= 0) {
-      const ContactSweep& c = contact_sweep_[k - first_contact_block_];
-      apply_contact_impulse(c, c.basis.transpose() * lambda_[k], u_);
-      return;
-    }
-    for (int s = 0; s < 2; ++s) {
-      const int l = iter_[k].slot[s];
-      if (l < 0) continue;
-      u_[2 * l] += iter_[k].mv[s] * lambda_[k];
-      u_[2 * l + 1] += iter_[k].mw[s] * lambda_[k];
-    }
+  // One parallel region for the warm start and every sweep: a region per sweep cost about
+  // 1 µs more than the barriers that separate them, and big islands sweep 15 to 60 times a
+  // step (the work-sharing loops end in the same barriers).
+  const int t = sweep_threads(settings.threads);
+  residual_part_.assign(t, 0.0);
+  run_team(t, [&](auto& team) {
+    // Warm start in sweep order (big islands: groups in parallel, each block touching its own
+    // bodies only).
+    visit_in_sweep_order(team, [&](int k) {
+      const ConstraintBlock& b = blocks_[k];
+      lambda_[k] = project_block_impulse(b, b.lambda);
+      target_[k] = b.rhs;
+      if (b.contact >= 0) {
+        const ContactSweep& c = contact_sweep_[k - first_contact_block_];
+        apply_contact_impulse(c, c.basis.transpose() * lambda_[k], u_);
+        return;
+      }
+      for (int s = 0; s < 2; ++s) {
+        const int l = iter_[k].slot[s];
+        if (l < 0) continue;
+        u_[2 * l] += iter_[k].mv[s] * lambda_[k];
+        u_[2 * l + 1] += iter_[k].mw[s] * lambda_[k];
+      }
+    });
+    for (int iter = 0; iter < settings.iterative_iterations; ++iter) sweep(team, target_, lambda_, u_, false);
+    sweep_until_settled(team, settings);
   });
-  for (int iter = 0; iter < settings.iterative_iterations; ++iter)
-    sweep(target_, lambda_, u_, false, settings.threads);
-  // Past the fixed sweeps, only islands whose joints or contacts are still off their targets
-  // keep sweeping (block_solver.h: max_joint_iterations, max_contact_iterations).
-  const int most = std::max(settings.max_joint_iterations, settings.max_contact_iterations);
-  for (int iter = settings.iterative_iterations; iter < most; ++iter) {
-    const bool joints_open = iter < settings.max_joint_iterations &&
-                             joint_residual_max(target_, lambda_, u_) > settings.joint_velocity_tolerance;
-    const bool contacts_open = !joints_open && iter < settings.max_contact_iterations &&
-                               contact_residual_max(target_, lambda_, u_) > contact_tolerance_;
-    if (!joints_open && !contacts_open) break;
-    sweep(target_, lambda_, u_, false, settings.threads);
-  }
   for (int l = 0; l < nb; ++l) {
     bodies[bodies_[l]].v = u_[2 * sweep_slot(l)];
     bodies[bodies_[l]].w = u_[2 * sweep_slot(l) + 1];
@@ -546,9 +589,11 @@ void IslandBlockSolver::stabilize_iterative(std::vector<RigidBodySim>& bodies,
     const int nb = static_cast<int>(bodies_.size());
     displacement_.assign(2 * nb, Vec3::Zero());
     lambda_.assign(blocks_.size(), Vec3::Zero());
-    for (int iter = 0; iter < settings.position_iterations; ++iter)
-      sweep(target_, lambda_, displacement_, true, settings.threads);
-    for (int k : static_blocks_) hold_off_static(k, bodies, contacts, lambda_, displacement_);
+    run_team(sweep_threads(settings.threads), [&](auto& team) {
+      for (int iter = 0; iter < settings.position_iterations; ++iter)
+        sweep(team, target_, lambda_, displacement_, true);
+      hold_off_statics(team, bodies, contacts);
+    });
     apply_displacements(bodies, settings, true);
   }
 }

@@ -352,13 +352,17 @@ TEST(BlockSolverIterative, DissectedIslandWithJointsConservesMomentum) {
   }
 }
 
-TEST(BlockSolverWorld, TallBoxPileStaysAboveItsFloorWithSmallOverlap) {
-  // 4 × 4 × 8 tilted boxes into a walled bin: large contact islands, exact and iterative
-  // islands side by side. No box may leave the bin through its floor.
+// 4 × 4 × 8 tilted boxes falling into a walled bin: large contact islands, exact and iterative
+// islands side by side, and as the pile settles one island of several hundred blocks, below
+// parallel_min_blocks, beside a few small ones.
+WorldDef block_world(int threads) {
   WorldDef wd;
   wd.solver = SolverType::Block;
-  wd.threads = 2;
-  World world(wd);
+  wd.threads = threads;
+  return wd;
+}
+
+void add_tall_box_pile(World& world) {
   world.create_body(test::make_body("floor", Shape::box(Vec3(1, 1, 0.1)), Vec3(0, 0, -0.1), MotionType::Static));
   const double wall = 0.5;
   world.create_body(test::make_body("w1", Shape::box(Vec3(0.1, 1, 1.5)), Vec3(wall + 0.1, 0, 1.5), MotionType::Static));
@@ -375,6 +379,12 @@ TEST(BlockSolverWorld, TallBoxPileStaysAboveItsFloorWithSmallOverlap) {
         b.orientation = tilt;
         world.create_body(b);
       }
+}
+
+TEST(BlockSolverWorld, TallBoxPileStaysAboveItsFloorWithSmallOverlap) {
+  // No box may leave the bin through its floor.
+  World world(block_world(2));
+  add_tall_box_pile(world);
   for (int s = 0; s < 480; ++s) world.step();
   ASSERT_EQ(world.status(), WorldStatus::Ok);
   EXPECT_LT(world.stats().max_penetration, 0.005);
@@ -382,6 +392,50 @@ TEST(BlockSolverWorld, TallBoxPileStaysAboveItsFloorWithSmallOverlap) {
     const BodyState st = world.body_state(world.body_id(i));
     EXPECT_GT(st.position.z(), 0.05) << i;
     EXPECT_LT(st.linear_velocity.norm(), 1.0) << i;
+  }
+}
+
+// A layer of 16 × 16 touching spheres on a floor, pressed a little into each other (one
+// island of about 700 contact blocks: below parallel_min_blocks), and three lone spheres.
+void add_sphere_layer(World& world) {
+  world.create_body(test::make_body("floor", Shape::box(Vec3(2, 2, 0.1)), Vec3(0, 0, -0.1), MotionType::Static));
+  const double r = 0.05;
+  for (int j = 0; j < 16; ++j)
+    for (int i = 0; i < 16; ++i) {
+      BodyDef b = test::make_body("s", Shape::sphere(r), Vec3(-0.8 + 0.0998 * i, -0.8 + 0.0998 * j, r));
+      b.name = "s" + std::to_string(i) + "_" + std::to_string(j);
+      b.linear_velocity = Vec3(0.01 * ((i * 7 + j * 3) % 5 - 2), 0.01 * ((i + j * 5) % 3 - 1), 0);
+      world.create_body(b);
+    }
+  for (int k = 0; k < 3; ++k)
+    world.create_body(test::make_body("lone" + std::to_string(k), Shape::sphere(r), Vec3(1.5, -1 + k, r)));
+}
+
+TEST(BlockSolverWorld, OneUndissectedIslandBesideTinyOnesGivesTheSameBitsAtAnyThreadCount) {
+  // Such an island is solved alone with every thread for its per-block loops (the others would
+  // wait for it), its sweeps serial: the thread count must not change a bit.
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);
+  World one(block_world(1)), two(block_world(2)), three(block_world(3));
+  for (World* world : {&one, &two, &three}) add_sphere_layer(*world);
+  int fewest = 1 << 30, most = 0;
+  for (int s = 0; s < 120; ++s) {
+    for (World* world : {&one, &two, &three}) world->step();
+    fewest = std::min(fewest, one.stats().contacts_last);
+    most = std::max(most, one.stats().contacts_last);
+  }
+  // The regime meant: hundreds of blocks (a contact point is a block), never enough to be
+  // dissected.
+  EXPECT_GT(fewest, 400);
+  EXPECT_LT(most, BlockSolverSettings{}.parallel_min_blocks);
+  for (int i = 1; i < one.body_count(); ++i) {
+    const BodyState a = one.body_state(one.body_id(i));
+    for (const World* other : {&two, &three}) {
+      const BodyState b = other->body_state(other->body_id(i));
+      EXPECT_EQ(a.position, b.position) << i;
+      EXPECT_EQ(a.orientation.coeffs(), b.orientation.coeffs()) << i;
+      EXPECT_EQ(a.linear_velocity, b.linear_velocity) << i;
+      EXPECT_EQ(a.angular_velocity, b.angular_velocity) << i;
+    }
   }
 }
 

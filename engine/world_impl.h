@@ -144,6 +144,11 @@ struct World::Impl {
   BlockSolverSettings block_settings;
   std::vector<Island> islands;                   // block path, rebuilt every substep
   std::vector<Island> sleep_islands;             // the sleep pass's, rebuilt when needed
+  // Bodies woken so far (wake_island), and its value when the step's last solve built
+  // `islands` (−1: not built this step): while they match, the sleep pass's islands would be
+  // the same as the solver's (same awake bodies, contacts and joints).
+  long long wake_count = 0;
+  long long islands_built_at = -1;
   // build_awake_islands's inputs and union-find, kept between steps (no allocation).
   struct IslandInputs {
     std::vector<char> awake;
@@ -233,8 +238,9 @@ struct World::Impl {
   double contact_slop(int a, int b) const;
   void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints
   void order_islands_by_size();
-  /// Islands from which the small-island loops go parallel (world_solve.cpp).
-  std::ptrdiff_t min_parallel_small_islands() const;
+  /// Runs solve(i, threads) for every island too small to be dissected (world_solve.cpp).
+  template <class Solve>
+  void for_small_islands(Solve&& solve);
   void solve_contacts(double h);
   void stabilize_positions();
   // Sleeping (world_sleep.cpp).

@@ -82,6 +82,7 @@ void World::Impl::wake_island(int body) {
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     if (sleep_island[i] != label) continue;
     bodies[i].asleep = false;
+    ++wake_count;
     sleep_island[i] = -1;
     sleep_time[i] = 0;
     --bodies_asleep;
@@ -193,8 +194,11 @@ void World::Impl::update_sleep() {
 
     // Only when some body has rested long enough are the islands worth building.
     if (candidate) {
-      build_awake_islands(sleep_islands);
-      for (const Island& island : sleep_islands) {
+      // The solver's islands of the step's last substep, unless a body woke since (cloth
+      // reactions): building them again was a serial 0.02 ms of pile_spheres_1k's step.
+      const bool solver_islands_hold = islands_built_at == wake_count;
+      if (!solver_islands_hold) build_awake_islands(sleep_islands);
+      for (const Island& island : solver_islands_hold ? islands : sleep_islands) {
         bool rested = true;
         for (int i : island.bodies) rested = rested && sleep_time[i] >= def.sleep_delay;
         if (!rested) continue;
@@ -222,6 +226,7 @@ void World::Impl::update_sleep() {
       }
     }
   }
+  islands_built_at = -1;  // the next step builds its own
   stats.bodies_asleep = bodies_asleep;
   stats.sleeping_body_steps += bodies_asleep;
   time_phase(StepPhase::Sleep, start);

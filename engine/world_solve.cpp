@@ -15,6 +15,10 @@ namespace {
 // Small islands holding fewer blocks than this in all are solved on one thread: a parallel
 // region (about 5 µs on the 2-core VM) would cost more than they do.
 constexpr std::size_t kMinParallelIslandBlocks = 64;
+// A small island of this many blocks, with at least kLeadIslandShare times the blocks of all
+// the other small islands together, runs alone with every thread (for_small_islands).
+constexpr std::size_t kMinLeadIslandBlocks = 256;
+constexpr std::size_t kLeadIslandShare = 4;
 
 // Islands this big are swept in parallel on their own (nested dissection, block_solver.h).
 bool is_big_island(const Island& island, const BlockSolverSettings& settings) {
@@ -114,14 +118,37 @@ void World::Impl::order_islands_by_size() {
   });
 }
 
-std::ptrdiff_t World::Impl::min_parallel_small_islands() const {
+template <class Solve>
+void World::Impl::for_small_islands(Solve&& solve) {
+  // Small islands are solved in parallel, one thread each, largest first (island_order). One
+  // that holds nearly all of their blocks (ellipsoids_500's settling heap: a lone island of
+  // 837 blocks, just short of being dissected) would keep one thread busy while the others
+  // wait: it runs first, alone, with every thread for its per-block loops. Its sweeps stay
+  // serial in block order (only dissected islands sweep in parallel), so the results are the
+  // same for any thread count.
+  auto blocks = [&](int i) { return islands[i].contacts.size() + islands[i].joints.size(); };
+  std::size_t small_blocks = 0;
+  int lead = -1;
+  for (const int i : island_order) {
+    if (is_big_island(islands[i], block_settings)) continue;
+    if (lead < 0) lead = i;
+    small_blocks += blocks(i);
+  }
+  if (lead >= 0 && blocks(lead) >= kMinLeadIslandBlocks &&
+      kLeadIslandShare * (small_blocks - blocks(lead)) <= blocks(lead)) {
+    solve(lead, def.threads);
+    small_blocks -= blocks(lead);
+  } else {
+    lead = -1;
+  }
   // An island is an expensive item (a ragdoll's about 30 µs): two already pay for a parallel
   // region, unless they are tiny. parallel_for's default of 32 items kept ragdolls_20's dozen
   // islands on one thread at any thread count.
-  std::size_t small_blocks = 0;
-  for (const Island& island : islands)
-    if (!is_big_island(island, block_settings)) small_blocks += island.contacts.size() + island.joints.size();
-  return small_blocks >= kMinParallelIslandBlocks ? 2 : kMinParallel;
+  const std::ptrdiff_t min_parallel = small_blocks >= kMinParallelIslandBlocks ? 2 : kMinParallel;
+  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
+    const int i = island_order[n];
+    if (i != lead && !is_big_island(islands[i], block_settings)) solve(i, 1);
+  }, 1, min_parallel);
 }
 
 void World::Impl::solve_contacts(double h) {
@@ -137,6 +164,7 @@ void World::Impl::solve_contacts(double h) {
   // Block solver: islands of dynamic bodies, solved in parallel; each island writes only its
   // own bodies, contacts and joints, so the result does not depend on the thread count.
   build_awake_islands(islands);
+  islands_built_at = wake_count;
   if (island_solvers.size() < islands.size()) island_solvers.resize(islands.size());
   island_info.assign(islands.size(), IslandSolveInfo{});
   const double restitution_threshold = block_settings.restitution_threshold;
@@ -154,10 +182,7 @@ void World::Impl::solve_contacts(double h) {
                                                         settings);
   };
   order_islands_by_size();
-  parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
-    const int i = island_order[n];
-    if (!is_big_island(islands[i], block_settings)) solve_island(i, 1);
-  }, 1, min_parallel_small_islands());
+  for_small_islands(solve_island);
   for (size_t i = 0; i < islands.size(); ++i) {
     if (is_big_island(islands[i], block_settings)) solve_island(static_cast<std::ptrdiff_t>(i), def.threads);
   }
@@ -176,10 +201,11 @@ void World::Impl::stabilize_positions() {
   } else {
     BlockSolverSettings big_settings = block_settings;
     big_settings.threads = def.threads;
-    parallel_for(static_cast<std::ptrdiff_t>(islands.size()), def.threads, [&](std::ptrdiff_t n) {
-      const int i = island_order[n];
-      if (!is_big_island(islands[i], block_settings)) island_solvers[i].stabilize_positions(bodies, contacts, joints, block_settings);
-    }, 1, min_parallel_small_islands());
+    for_small_islands([&](int i, int threads) {
+      BlockSolverSettings settings = block_settings;
+      settings.threads = threads;
+      island_solvers[i].stabilize_positions(bodies, contacts, joints, settings);
+    });
     for (size_t i = 0; i < islands.size(); ++i) {
       if (is_big_island(islands[i], block_settings))
         island_solvers[i].stabilize_positions(bodies, contacts, joints, big_settings);

@@ -437,6 +437,15 @@ void IslandBlockSolver::sweep(Team& team, const std::vector<Vec3>& target, std::
   if (joint_subsystem_ready_) team.single([&] { solve_joint_subsystem(target, lambda, u, position_level); });
 }
 
+[[gnu::always_inline]] inline double IslandBlockSolver::contact_residual(std::ptrdiff_t k, const std::vector<Vec3>& target,
+                                           const std::vector<Vec3>& lambda,
+                                           const std::vector<Vec3>& u) const {
+  const ContactSweep& c = contact_sweep_[k - first_contact_block_];
+  const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
+  const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
+  return lambda[k][0] > 0 ? std::abs(e) : e;
+}
+
 template <class Team>
 void IslandBlockSolver::sweep_until_settled(Team& team, const BlockSolverSettings& settings) {
   const int most = std::max(settings.max_joint_iterations, settings.max_contact_iterations);
@@ -505,15 +514,6 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
     }
   }
   return worst;
-}
-
-double IslandBlockSolver::contact_residual(std::ptrdiff_t k, const std::vector<Vec3>& target,
-                                           const std::vector<Vec3>& lambda,
-                                           const std::vector<Vec3>& u) const {
-  const ContactSweep& c = contact_sweep_[k - first_contact_block_];
-  const double vel = c.known_velocity[0] + contact_normal_velocity(c, u);
-  const double e = target[k][0] - vel - c.regularisation * lambda[k][0];
-  return lambda[k][0] > 0 ? std::abs(e) : e;
 }
 
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,

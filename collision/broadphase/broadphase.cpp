@@ -289,7 +289,12 @@ void Broadphase::Impl::count_band_entries(int me) {
       continue;
     }
     c = {cell_of(0, b.min[band_axis]), cell_of(0, b.max[band_axis]), 0, 0};
-    if (columns > 1) c[2] = cell_of(1, b.min[third_axis]), c[3] = cell_of(1, b.max[third_axis]);
+    if (columns == 1) {  // bands
+      for (int row = c[0]; row <= c[1]; ++row) ++count[row];
+      continue;
+    }
+    c[2] = cell_of(1, b.min[third_axis]);
+    c[3] = cell_of(1, b.max[third_axis]);
     for (int row = c[0]; row <= c[1]; ++row)
       for (int column = c[2]; column <= c[3]; ++column) ++count[row * columns + column];
   }

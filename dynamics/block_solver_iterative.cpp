@@ -397,8 +397,9 @@ int IslandBlockSolver::sweep_threads(int threads) const {
 template <class Team, class Visit>
 void IslandBlockSolver::visit_in_sweep_order(Team& team, Visit&& visit) {
   if (group_start_.empty()) {
+    const int n = static_cast<int>(blocks_.size());  // (visit's stores may alias blocks_' size)
     team.single([&] {
-      for (int k = 0; k < static_cast<int>(blocks_.size()); ++k) visit(k);
+      for (int k = 0; k < n; ++k) visit(k);
     });
     return;
   }

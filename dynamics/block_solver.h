@@ -349,7 +349,6 @@ class IslandBlockSolver {
   bool dissected_early_ = false;
   std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   std::vector<int> static_part_start_;  // dissected islands: static_blocks_ part by part (CSR)
-  std::vector<int> static_part_blocks_;  // find_static_blocks scratch
   // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
   // world inertia it was built with, and solve scratch.
   BlockSparseLu joint_lu_;

@@ -194,22 +194,15 @@ void run_team(int threads, Work&& work) {
 /// writes: the results are then the same either way.
 template <class First, class Second>
 void parallel_invoke(int threads, First&& first, Second&& second) {
-  if (usable_threads(threads) < 2) {
-    first();
-    second();
-    return;
-  }
-#pragma omp parallel num_threads(2)
-  {
+  run_team(usable_threads(threads) < 2 ? 1 : 2, [&](auto& team) {
     // The runtime may grant one thread (inside another parallel region): it then runs both.
-    const int me = omp_get_thread_num();
-    if (me == 0) {
+    if (team.thread() == 0) {
       first();
-      if (omp_get_num_threads() < 2) second();
-    } else if (me == 1) {
+      if (team.size() < 2) second();
+    } else if (team.thread() == 1) {
       second();
     }
-  }
+  });
 }
 
 /// max(0, f(i)) over i in [begin, end). A maximum is the same in any order, so ranges of 1,024

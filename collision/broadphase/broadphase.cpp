@@ -43,7 +43,7 @@ struct LeafCollector : btDbvt::ICollide {
 };
 }  // namespace
 
-// One box of a band, in sweep order: its extent along the sweep axis is in band_min / band_max;
+// One box of a cell, in sweep order: its extent along the sweep axis is in cell_min / cell_max;
 // lo/hi hold the band axis ([0]) and the third axis ([1]).
 struct SweepBox {
   double lo[2];
@@ -72,14 +72,14 @@ struct Broadphase::Impl {
   int band_axis = 1, third_axis = 2;
   int grid_count[2] = {1, 1};  // rows, columns
   double grid_origin[2] = {0, 0}, grid_scale[2] = {1, 1};  // cell of v: floor((v − origin) · scale)
-  std::vector<int> band_start;  // cells + 1 offsets into the arrays below
-  std::vector<double> band_min, band_max;
-  std::vector<SweepBox> band_boxes;
+  std::vector<int> cell_start;  // cells + 1 offsets into the arrays below
+  std::vector<double> cell_min, cell_max;
+  std::vector<SweepBox> cell_boxes;
   std::vector<std::array<int, 4>> box_cells;  // first, last row; first, last column; by sweep position
-  // Per thread (team of `team`): the entries it puts in each band (then where they go), and
-  // the pairs it found, counted by first index (then where they go): its own row of each.
+  // Per thread (of the sweep's team of `team`): the entries it puts in each cell (then where
+  // they go), and the pairs it found, counted by first index (then where they go).
   int team = 1;
-  std::vector<int> band_cursor;               // team × cells
+  std::vector<int> cell_cursor;               // team × cells
   // One list per thread, each on cache lines of its own: every pair found writes its list's
   // end pointer, and two lists side by side made the two cores fight over that line.
   struct alignas(64) PairList {
@@ -95,14 +95,14 @@ struct Broadphase::Impl {
   void order_for_sweep();
   void place_cells();
   // Steps of compute_pairs' sweep, run by thread `me` of the team; the thread's share of the
-  // boxes is a contiguous range of sweep positions, the same in both band steps.
+  // boxes is a contiguous range of sweep positions, the same in both cell steps.
   std::pair<size_t, size_t> share(int me) const {
     const size_t n = sweep_order.size();
     return {n * me / team, n * (me + 1) / team};
   }
-  void count_band_entries(int me);
-  void band_offsets();
-  void fill_band_entries(int me);
+  void count_cell_entries(int me);
+  void cell_offsets();
+  void fill_cell_entries(int me);
   void sweep_row(int row, std::vector<std::pair<int, int>>& found) const;
   void count_pairs(int me);
   void pair_offsets(std::vector<std::pair<int, int>>& out);
@@ -180,7 +180,7 @@ const Aabb& Broadphase::box(int index) const {
 
 void Broadphase::Impl::order_for_sweep() {
   // Sweep along the axis where the dynamic boxes' centres spread most (fewest boxes overlap
-  // along it); bands cut the next most spread axis.
+  // along it); rows of cells cut the next most spread axis.
   Vec3 mean = Vec3::Zero(), square = Vec3::Zero();
   int count = 0;
   for (size_t i = 0; i < proxies.size(); ++i) {
@@ -198,7 +198,7 @@ void Broadphase::Impl::order_for_sweep() {
   // Keep the axis unless another spreads clearly more: switching costs a full sort.
   if (sweep_axis >= 0 && axis != sweep_axis && spread[axis] < 1.5 * spread[sweep_axis]) axis = sweep_axis;
   // A NaN bound (a diverged body, before the world stops) sorts last instead of breaking the
-  // strict weak order std::sort needs; count_band_entries leaves such a box out.
+  // strict weak order std::sort needs; count_cell_entries leaves such a box out.
   auto key = [&](int i) {
     const double k = boxes[i].min[axis];
     return std::isnan(k) ? std::numeric_limits<double>::infinity() : k;
@@ -225,9 +225,9 @@ void Broadphase::Impl::order_for_sweep() {
 
 void Broadphase::Impl::place_cells() {
   // Cells about kCellWidth dynamic boxes wide along each grid axis (at most kMaxCells per
-  // axis; bands of one column in small scenes), over the range of the dynamic boxes; boxes beyond it (a wide ground) fall into the
-  // edge cells. A box is copied into every cell it spans, in sweep order, so each cell is a
-  // sweep of its own.
+  // axis; bands of one column in small scenes), over the range of the dynamic boxes; boxes
+  // beyond it (a wide ground) fall into the edge cells. A box is copied into every cell it
+  // spans, in sweep order, so each cell is a sweep of its own.
   constexpr double kCellWidth = 3.0, kBandWidth = 4.0;
   constexpr int kMaxCells = 32, kMaxBands = 64;  // per axis
   constexpr int kBoxesPerCell = 4;
@@ -273,12 +273,12 @@ void Broadphase::Impl::place_cells() {
     for (double& w : width) w *= 1.25;
   }
   box_cells.resize(sweep_order.size());
-  band_cursor.assign(static_cast<size_t>(team) * cells(), 0);
+  cell_cursor.assign(static_cast<size_t>(team) * cells(), 0);
 }
 
-void Broadphase::Impl::count_band_entries(int me) {
+void Broadphase::Impl::count_cell_entries(int me) {
   // Each box's rows and columns, by sweep position (none: a box with a NaN bound, left out).
-  int* count = &band_cursor[static_cast<size_t>(me) * cells()];
+  int* count = &cell_cursor[static_cast<size_t>(me) * cells()];
   const int columns = grid_count[1];
   const auto [begin, end] = share(me);
   for (size_t p = begin; p < end; ++p) {
@@ -300,28 +300,28 @@ void Broadphase::Impl::count_band_entries(int me) {
   }
 }
 
-void Broadphase::Impl::band_offsets() {
+void Broadphase::Impl::cell_offsets() {
   // Cell k holds thread 0's entries for it, then thread 1's, ...: in sweep order, as the
   // threads' shares are consecutive ranges of it.
   const int n = cells();
-  band_start.assign(n + 1, 0);
+  cell_start.assign(n + 1, 0);
   int at = 0;
   for (int k = 0; k < n; ++k) {
-    band_start[k] = at;
+    cell_start[k] = at;
     for (int j = 0; j < team; ++j) {
-      int& cursor = band_cursor[static_cast<size_t>(j) * n + k];  // count → offset
+      int& cursor = cell_cursor[static_cast<size_t>(j) * n + k];  // count → offset
       std::swap(at, cursor);
       at += cursor;
     }
   }
-  band_start[n] = at;
-  band_min.resize(at);
-  band_max.resize(at);
-  band_boxes.resize(at);
+  cell_start[n] = at;
+  cell_min.resize(at);
+  cell_max.resize(at);
+  cell_boxes.resize(at);
 }
 
-void Broadphase::Impl::fill_band_entries(int me) {
-  int* cursor = &band_cursor[static_cast<size_t>(me) * cells()];
+void Broadphase::Impl::fill_cell_entries(int me) {
+  int* cursor = &cell_cursor[static_cast<size_t>(me) * cells()];
   const int columns = grid_count[1];
   const auto [begin, end] = share(me);
   for (size_t p = begin; p < end; ++p) {
@@ -333,9 +333,9 @@ void Broadphase::Impl::fill_band_entries(int me) {
     for (int row = c[0]; row <= c[1]; ++row) {
       for (int column = c[2]; column <= c[3]; ++column) {
         const int at = cursor[row * columns + column]++;
-        band_min[at] = b.min[sweep_axis];
-        band_max[at] = b.max[sweep_axis];
-        band_boxes[at] = entry;
+        cell_min[at] = b.min[sweep_axis];
+        cell_max[at] = b.max[sweep_axis];
+        cell_boxes[at] = entry;
       }
     }
   }
@@ -348,13 +348,13 @@ void Broadphase::Impl::sweep_row(int row, std::vector<std::pair<int, int>>& foun
   const int columns = grid_count[1];
   for (int column = 0; column < columns; ++column) {
     const int cell = row * columns + column;
-    const int end = band_start[cell + 1];
-    for (int p = band_start[cell]; p < end; ++p) {
-      const SweepBox& a = band_boxes[p];
-      const double a_min = band_min[p], a_max = band_max[p];
-      for (int q = p + 1; q < end && band_min[q] <= a_max; ++q) {
-        const SweepBox& b = band_boxes[q];
-        const bool overlap = (a_min <= band_max[q]) & (a.lo[0] <= b.hi[0]) & (b.lo[0] <= a.hi[0]) &
+    const int end = cell_start[cell + 1];
+    for (int p = cell_start[cell]; p < end; ++p) {
+      const SweepBox& a = cell_boxes[p];
+      const double a_min = cell_min[p], a_max = cell_max[p];
+      for (int q = p + 1; q < end && cell_min[q] <= a_max; ++q) {
+        const SweepBox& b = cell_boxes[q];
+        const bool overlap = (a_min <= cell_max[q]) & (a.lo[0] <= b.hi[0]) & (b.lo[0] <= a.hi[0]) &
                              (a.lo[1] <= b.hi[1]) & (b.lo[1] <= a.hi[1]) & !(a.is_static & b.is_static);
         if (overlap && cell_of(0, std::max(a.lo[0], b.lo[0])) == row &&
             (columns == 1 || cell_of(1, std::max(a.lo[1], b.lo[1])) == column))
@@ -404,7 +404,7 @@ constexpr int kAllPairsMaxBoxes = 16;
 void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int threads) {
   Impl& w = *impl_;
   // A few boxes are tested all against all: the sweep's bookkeeping (choosing axes, keeping
-  // the order, filling bands, sorting the pairs) cost more than that: newton_cradle's step
+  // the order, filling cells, sorting the pairs) cost more than that: newton_cradle's step
   // (5 balls) takes 2.2% fewer instructions, stack_boxes_10's 1.2%. capsule_chain_50's 51
   // links took 2.7% more all against all. The same pairs come out, already in (a, b) order.
   if (w.live <= kAllPairsMaxBoxes) {
@@ -424,23 +424,24 @@ void Broadphase::compute_pairs(std::vector<std::pair<int, int>>& out, int thread
     return;  // (the scene grows back only through add(), which makes the sweep sort afresh)
   }
   w.order_for_sweep();
-  // One parallel region for the bands' filling, the sweep and the sort of the pairs (entering
-  // a region costs microseconds); every thread count gives the same bands, the same pairs and
+  // One parallel region for the cells' filling, the sweep and the sort of the pairs (entering
+  // a region costs microseconds); every thread count gives the same cells, the same pairs and
   // the same order. The filling and the sort were serial parts of pile_spheres_1k's step at 2
   // threads: 0.035 and 0.042 ms, against 0.14 ms for the parallel sweep.
   const int t = w.sweep_order.size() < 256 ? 1 : usable_threads(threads);
-  w.team = t;
-  if (static_cast<int>(w.thread_pairs.size()) < t) w.thread_pairs.resize(t);
-  w.pair_cursor.resize(static_cast<size_t>(t) * w.proxies.size());
-  w.place_cells();
   run_team(t, [&](auto& team) {
-    // A smaller team than asked for (the runtime's choice) shares the work the same way.
-    team.single([&] { w.team = team.size(); });
+    // Per-thread storage for the team granted (the runtime may grant fewer than asked for).
+    team.single([&] {
+      w.team = team.size();
+      if (static_cast<int>(w.thread_pairs.size()) < w.team) w.thread_pairs.resize(w.team);
+      w.pair_cursor.resize(static_cast<size_t>(w.team) * w.proxies.size());
+      w.place_cells();
+    });
     const int me = team.thread();
-    w.count_band_entries(me);
+    w.count_cell_entries(me);
     team.barrier();
-    team.single([&] { w.band_offsets(); });
-    w.fill_band_entries(me);
+    team.single([&] { w.cell_offsets(); });
+    w.fill_cell_entries(me);
     std::vector<std::pair<int, int>>& mine = w.thread_pairs[me].pairs;
     mine.clear();
     team.barrier();

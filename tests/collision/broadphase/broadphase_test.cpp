@@ -196,7 +196,9 @@ TEST(Broadphase, PairsStayRightWhileASceneShrinksToAFewBoxesAndGrowsAgain) {
     std::vector<std::pair<int, int>> pairs;
     bp.compute_pairs(pairs);
     EXPECT_EQ(pairs, brute_force_pairs(boxes, is_static, present)) << "round " << round;
-    if (round > 0) EXPECT_GT(pairs.size(), 0u) << round;
+    if (round > 0) {
+      EXPECT_GT(pairs.size(), 0u) << round;
+    }
     boxes[1] = saved;
     bp.update(1, boxes[1]);
   }

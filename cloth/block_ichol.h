@@ -4,8 +4,7 @@
 // matrix on the vertex 1-ring pattern. The system's bending term enters only through its
 // 1-ring entries, which ClothModel::assemble folds into the blocks; its wider stencil is left
 // out like any dropped fill. Constrained vertices are decoupled (identity rows and zero
-// couplings), matching the filtered CG. The triangular solves run serially in vertex order,
-// so the result never depends on the thread count.
+// couplings), matching the filtered CG.
 //
 // The cloth matrix is SPD but not an M-matrix (its off-diagonal blocks are not all ≤ 0), so
 // plain IC(0) has no stability guarantee: on a 120 × 120 grid its triangular factors grew along
@@ -18,24 +17,72 @@
 // 20.6 per step; 120 × 120: 29, where plain IC(0) diverged and block Jacobi took 88). A pivot
 // block that still fails its Cholesky test (round-off only) is replaced by the matrix's own
 // diagonal block.
+//
+// Elimination order. The triangular solves are sequential row by row, so in vertex order they
+// would run on one thread. A matrix of min_split_rows rows or more is therefore eliminated in
+// a one-level dissection order instead: the vertices of one half of the mesh graph, those of
+// the other half, then the separator between them (a level set of a breadth-first search from
+// a pseudo-peripheral vertex, George & Liu's level-structure bisection). The halves share no
+// block, so two threads factor them and sweep them at the same time, and only the separator
+// (one grid line, 1.5% of the 64 × 64 hang's rows) is serial. The order depends on the pattern
+// alone and every sum has a fixed order, so results are the same for any thread count. Smaller
+// matrices keep the vertex order.
+#include <array>
 #include <vector>
 
 #include "cloth/block_sparse.h"
 
 namespace impetus {
 
+/// Rows from which the factorisation is split in two halves and a separator.
+inline constexpr int kIcholMinSplitRows = 1024;
+
 class BlockIncompleteCholesky {
  public:
-  /// Factorises `blocks` (with the diagonal compensation above).
+  explicit BlockIncompleteCholesky(int min_split_rows = kIcholMinSplitRows)
+      : min_split_rows_(min_split_rows) {}
+
+  /// Factorises `blocks` (with the diagonal compensation above). `team` shares out the two
+  /// halves (collision/base/parallel.h: SerialTeam or OmpTeam); every thread of it calls.
+  template <class Team>
+  void factor(Team& team, const BlockCsrMatrix& blocks, const std::vector<char>& constrained);
+  /// z = M⁻¹ r (z is zero on constrained rows); returns rᵀz, on every thread of `team`: each
+  /// part's sum in descending row order, then the separator's, the second half's and the
+  /// first half's sums added in that order.
+  template <class Team>
+  double apply(Team& team, const std::vector<Vec3>& r, std::vector<Vec3>& z);
+
+  /// Serial forms of the same (on one thread).
   void factor(const BlockCsrMatrix& blocks, const std::vector<char>& constrained);
-  /// z = M⁻¹ r (z is zero on constrained rows); returns rᵀz, summed in descending row order.
-  double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z) const;
+  double apply(const std::vector<Vec3>& r, std::vector<Vec3>& z);
+
+  /// Elimination position of each part's first row: parts [0, 1) and [1, 2) are the halves,
+  /// [2, 3) the separator (all rows in part 0 when the matrix is not split).
+  const std::array<int, 4>& part_begin() const { return part_begin_; }
+  /// The vertex eliminated at each position.
+  const std::vector<int>& order() const { return order_; }
 
  private:
-  const BlockCsrMatrix* pattern_ = nullptr;
-  std::vector<Mat3> factor_;    // lower: L_ik; diagonal: U_ii⁻¹; upper: U_ij
-  std::vector<char> constrained_;
-  std::vector<double> compensation_;  // per row, from dropped fill of earlier rows
+  // The elimination order and the permuted pattern, rebuilt when the pattern changes.
+  void set_pattern(const BlockCsrMatrix& A);
+  void factor_rows(const BlockCsrMatrix& A, int part);
+  void forward_rows(const std::vector<Vec3>& r, int part);
+  double backward_rows(const std::vector<Vec3>& r, std::vector<Vec3>& z, int part);
+
+  int min_split_rows_;
+  std::vector<int> pattern_offsets_, pattern_cols_;  // the pattern the order was made for
+  std::vector<int> order_;                           // position → vertex
+  std::array<int, 4> part_begin_{0, 0, 0, 0};
+  // The permuted matrix's pattern (positions), and where each block comes from in A.
+  std::vector<int> offsets_, cols_, diagonal_, source_;
+  std::vector<Mat3> factor_;  // lower: L_ik; diagonal: U_ii⁻¹; upper: U_ij (permuted)
+  std::vector<char> constrained_;  // by position
+  std::vector<double> compensation_;  // per position, from dropped fill of earlier rows
+  // Fill dropped by a half's rows onto the separator's diagonal, per half (summed in part
+  // order when the separator is factored: the halves run at the same time).
+  std::array<std::vector<double>, 2> separator_compensation_;
+  std::vector<Vec3> y_;  // the solves' intermediate vector, by position
+  std::array<double, 3> dot_{0, 0, 0};
 };
 
 }  // namespace impetus

@@ -65,12 +65,40 @@ double ImplicitSolver::sum_chunks() const {
   return s;
 }
 
-double ImplicitSolver::precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                                    std::vector<Vec3>& z, int threads) {
-  if (use_ichol_now_) return ichol_.apply(r, z);
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(r.size());
-  z.resize(n);
-  for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+namespace {
+
+// body(chunk, begin, end) for the kChunkSize chunks of [0, n), each thread one contiguous run
+// of chunks (the same run in every loop, so a thread finds its rows in its own cache).
+template <class Team, class Body>
+void for_chunks(Team& team, std::ptrdiff_t n, Body&& body) {
+  team.for_static(0, chunk_count(n), [&](std::ptrdiff_t c) {
+    const std::ptrdiff_t begin = c * kChunkSize;
+    body(c, begin, std::min(begin + kChunkSize, n));
+  });
+}
+
+// IC(0) is accepted while its δ0 = rᵀP⁻¹r is within this factor of block Jacobi's (for a stable
+// factorisation the two are of the same order).
+constexpr double kMaxIcholDeltaRatio = 1e3;
+
+}  // namespace
+
+struct ImplicitSolver::System {
+  const BlockCsrMatrix& blocks;
+  const ScalarCsrMatrix& bending;
+  double bending_coefficient;
+  const std::vector<Vec3>& b;
+  const std::vector<char>& constrained;
+  const std::vector<Vec3>& z;
+  double tolerance, absolute_floor;
+  int max_iterations;
+};
+
+template <class Team>
+double ImplicitSolver::precondition(Team& team, bool ichol, const std::vector<char>& constrained,
+                                    const std::vector<Vec3>& r, std::vector<Vec3>& z) {
+  if (ichol) return ichol_.apply(team, r, z);
+  for_chunks(team, static_cast<std::ptrdiff_t>(r.size()), [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
     double dot = 0;
     for (std::ptrdiff_t i = begin; i < end; ++i) {
       z[i] = constrained[i] ? Vec3(Vec3::Zero()) : block3::product(inv_diag_[i], r[i]);
@@ -81,82 +109,59 @@ double ImplicitSolver::precondition(const std::vector<char>& constrained, const 
   return sum_chunks();
 }
 
-namespace {
-// IC(0) is accepted while its δ0 = rᵀP⁻¹r is within this factor of block Jacobi's (for a stable
-// factorisation the two are of the same order).
-constexpr double kMaxIcholDeltaRatio = 1e3;
-}  // namespace
-
-PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
-                                double bending_coefficient, const std::vector<Vec3>& b,
-                                const std::vector<char>& constrained, const std::vector<Vec3>& z,
-                                double tolerance, double absolute_floor, int max_iterations,
-                                int threads, std::vector<Vec3>& dv) {
-  // The triangular solves of the preconditioner run serially (their rows depend on each
-  // other); the system products, the half of an iteration that parallelises, run in fixed
-  // chunks of rows (cloth_parallel.h: only for cloths of kMinParallelItems vertices or more,
-  // and with no more threads than idle cores, since each is a parallel region with a barrier).
-  // The cheap vector updates stay on the calling thread. Dot products sum per chunk and then
-  // the chunks in order, so every result is the same for any thread count.
-  const int n = blocks.rows;
-  partial_.assign(chunk_count(n), 0.0);
-  const double cb = bending_coefficient;
-  inv_diag_.resize(n);
-  r_.resize(n);
-  c_.resize(n);
-  q_.resize(n);
-  s_.resize(n);
-  dv.resize(n);
+template <class Team>
+PcgResult ImplicitSolver::iterate(Team& team, const System& sys, std::vector<Vec3>& dv) {
+  const BlockCsrMatrix& blocks = sys.blocks;
+  const std::vector<char>& constrained = sys.constrained;
+  const double cb = sys.bending_coefficient;
+  const std::ptrdiff_t n = blocks.rows;
 
   // Constrained values; r = filter(b) for δ0 = filter(b)ᵀ P⁻¹ filter(b).
-  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
-    // The block-Jacobi inverse is kept also with the incomplete factorisation: it is the
-    // stability reference and the fallback (below).
-    Mat3 d = blocks.blocks[blocks.diagonal[i]];
-    if (cb != 0 && bending.rows > 0) d.diagonal().array() += cb * bending.diagonal(static_cast<int>(i));
-    inv_diag_[i] = d.inverse();
-    if (constrained[i]) {
-      dv[i] = z[i];
-      r_[i].setZero();
-    } else {
-      r_[i] = b[i];
+  for_chunks(team, n, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      // The block-Jacobi inverse is kept also with the incomplete factorisation: it is the
+      // stability reference and the fallback (below).
+      Mat3 d = blocks.blocks[blocks.diagonal[i]];
+      if (cb != 0 && sys.bending.rows > 0) d.diagonal().array() += cb * sys.bending.diagonal(static_cast<int>(i));
+      inv_diag_[i] = d.inverse();
+      if (constrained[i]) {
+        dv[i] = sys.z[i];
+        r_[i].setZero();
+      } else {
+        r_[i] = sys.b[i];
+      }
     }
   });
-  use_ichol_now_ = false;
-  double delta0 = precondition(constrained, r_, s_, threads);
   // The compensated factorisation is SPD by construction (block_ichol.h); as a guard against
   // round-off its δ0 must still be of the order of block Jacobi's, which is always stable,
   // else block Jacobi preconditions this solve.
-  const double jacobi_delta0 = delta0;
-  ichol_.factor(blocks, constrained);
-  use_ichol_now_ = true;
-  const double ichol_delta0 = precondition(constrained, r_, s_, threads);
-  if (std::isfinite(ichol_delta0) && ichol_delta0 > 0 && ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0) {
-    delta0 = ichol_delta0;
-  } else {
-    use_ichol_now_ = false;
-  }
+  const double jacobi_delta0 = precondition(team, false, constrained, r_, s_);
+  ichol_.factor(team, blocks, constrained);
+  const double ichol_delta0 = precondition(team, true, constrained, r_, s_);
+  const bool ichol = std::isfinite(ichol_delta0) && ichol_delta0 > 0 &&
+                     ichol_delta0 <= kMaxIcholDeltaRatio * jacobi_delta0;
+  const double delta0 = ichol ? ichol_delta0 : jacobi_delta0;
 
   // r = filter(b − A dv), c = filter(P⁻¹ r), δ = rᵀc.
-  for_each_chunk(n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
-    const SystemRows rows(blocks, bending, cb);
+  for_chunks(team, n, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    const SystemRows rows(blocks, sys.bending, cb);
     for (std::ptrdiff_t i = begin; i < end; ++i) {
       if (constrained[i]) {
         r_[i].setZero();
       } else {
-        r_[i] = b[i] - rows.product(dv.data(), i);
+        r_[i] = sys.b[i] - rows.product(dv.data(), i);
       }
     }
   });
-  double delta = precondition(constrained, r_, c_, threads);
+  double delta = precondition(team, ichol, constrained, r_, c_);
   PcgResult result;
   if (!(delta0 > 0)) return result;
-  const double target = std::max(tolerance * tolerance * delta0, absolute_floor);
+  const double target = std::max(sys.tolerance * sys.tolerance * delta0, sys.absolute_floor);
   int it = 0;
-  while (delta > target && it < max_iterations) {
+  while (delta > target && it < sys.max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
-    for_each_chunk(n, threads, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
-      const SystemRows rows(blocks, bending, cb);
+    for_chunks(team, n, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      const SystemRows rows(blocks, sys.bending, cb);
       const char* fixed = constrained.data();
       const Vec3* cp = c_.data();
       Vec3* qp = q_.data();
@@ -175,18 +180,53 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
     if (!(cq > 0)) break;
     const double alpha = delta / cq;
     // dv += α c, r −= α q; s = P⁻¹ r, δ = rᵀs.
-    for (int i = 0; i < n; ++i) {
-      dv[i] += alpha * c_[i];
-      r_[i] -= alpha * q_[i];
-    }
+    for_chunks(team, n, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      for (std::ptrdiff_t i = begin; i < end; ++i) {
+        dv[i] += alpha * c_[i];
+        r_[i] -= alpha * q_[i];
+      }
+    });
     const double delta_old = delta;
-    delta = precondition(constrained, r_, s_, threads);
+    delta = precondition(team, ichol, constrained, r_, s_);
     const double beta = delta / delta_old;
-    for (int i = 0; i < n; ++i) c_[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(s_[i] + beta * c_[i]);
+    for_chunks(team, n, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      for (std::ptrdiff_t i = begin; i < end; ++i)
+        c_[i] = constrained[i] ? Vec3(Vec3::Zero()) : Vec3(s_[i] + beta * c_[i]);
+    });
     ++it;
   }
   result.iterations = it;
   result.relative_residual = std::sqrt(std::max(delta, 0.0) / delta0);
+  return result;
+}
+
+PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending,
+                                double bending_coefficient, const std::vector<Vec3>& b,
+                                const std::vector<char>& constrained, const std::vector<Vec3>& z,
+                                double tolerance, double absolute_floor, int max_iterations,
+                                int threads, std::vector<Vec3>& dv) {
+  // One parallel region for the whole solve: the system products and the vector updates share
+  // out fixed chunks of rows, and the incomplete factorisation's two halves run side by side
+  // (block_ichol.h); each iteration costs a few barriers, not a region per loop. Dot products
+  // sum per chunk and then the chunks in order, so every result is the same for any thread
+  // count. Small cloths run on the calling thread.
+  const int n = blocks.rows;
+  partial_.assign(chunk_count(n), 0.0);
+  inv_diag_.resize(n);
+  r_.resize(n);
+  c_.resize(n);
+  q_.resize(n);
+  s_.resize(n);
+  dv.resize(n);
+  const std::ptrdiff_t min_rows =
+      std::min<std::ptrdiff_t>(kMinParallelSolveRows, cloth_parallel_tuning().min_items.load(std::memory_order_relaxed));
+  const int team_threads = threads == 1 || n < min_rows ? 1 : cloth_usable_threads(threads);
+  const System system{blocks, bending, bending_coefficient, b, constrained, z, tolerance, absolute_floor, max_iterations};
+  PcgResult result;
+  run_team(team_threads, [&](auto& team) {
+    const PcgResult mine = iterate(team, system, dv);
+    if (team.thread() == 0) result = mine;
+  });
   return result;
 }
 

@@ -19,8 +19,16 @@ struct PcgResult {
   double relative_residual = 0;  // sqrt(δ / δ0) at exit, preconditioned filtered norm
 };
 
+/// Cloths of this many vertices or more solve on a thread team (one parallel region per solve,
+/// a few barriers per iteration); smaller ones on the calling thread.
+inline constexpr int kMinParallelSolveRows = 1024;
+
 class ImplicitSolver {
  public:
+  /// min_split_rows: from how many rows the incomplete factorisation is split for two threads
+  /// (block_ichol.h; tests lower it to split small systems).
+  explicit ImplicitSolver(int min_split_rows = kIcholMinSplitRows) : ichol_(min_split_rows) {}
+
   /// Solves (blocks + bending_coefficient·Q) dv = b with dv_i = z_i where constrained[i].
   /// `dv` holds the initial guess on entry (its constrained entries are replaced by z).
   /// Stops when rᵀP⁻¹r ≤ max(tolerance²·δ0, absolute_floor) (δ0 = bᵀP⁻¹b, filtered) or after
@@ -37,9 +45,15 @@ class ImplicitSolver {
              const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
 
  private:
-  // z = P⁻¹ r; returns rᵀz.
-  double precondition(const std::vector<char>& constrained, const std::vector<Vec3>& r,
-                      std::vector<Vec3>& z, int threads);
+  struct System;
+  // The whole solve on one team (every thread runs it; each keeps its own copy of the scalars,
+  // computed alike from the shared partial sums).
+  template <class Team>
+  PcgResult iterate(Team& team, const System& system, std::vector<Vec3>& dv);
+  // z = P⁻¹ r with the incomplete factorisation or block Jacobi; returns rᵀz.
+  template <class Team>
+  double precondition(Team& team, bool ichol, const std::vector<char>& constrained,
+                      const std::vector<Vec3>& r, std::vector<Vec3>& z);
   // Σ partial_ in chunk order.
   double sum_chunks() const;
 
@@ -47,7 +61,6 @@ class ImplicitSolver {
   std::vector<Vec3> r_, c_, q_, s_;
   std::vector<double> partial_;  // per-chunk partial sums of a dot product
   BlockIncompleteCholesky ichol_;
-  bool use_ichol_now_ = false;  // this solve's preconditioner (block Jacobi if the factorisation failed)
 };
 
 }  // namespace impetus

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "cloth/block_ichol.h"
 #include "cloth/cloth_rigid.h"
 #include "cloth/cloth_sim.h"
 #include "cloth/cloth_parallel.h"
@@ -90,6 +91,20 @@ TEST(ClothSim, BitIdenticalAcrossThreadCounts) {
   EXPECT_TRUE(bitwise_equal(one, three));
   EXPECT_TRUE(bitwise_equal(one, four));
   EXPECT_TRUE(bitwise_equal(one, seven));
+}
+
+TEST(ClothSim, BitIdenticalAcrossThreadCountsWithTheFactorisationSplit) {
+  // 32 × 32: 1,089 vertices, enough for the incomplete factorisation's two halves
+  // (block_ichol.h), which two threads factor and sweep side by side.
+  ASSERT_GE(33 * 33, kIcholMinSplitRows);
+  const std::vector<Vec3> one = run(32, ConeCulling::Tight5pt, 1, 30, nullptr, 0.77);
+  ClothParallelTuning& tuning = cloth_parallel_tuning();
+  tuning.load_gate = false;
+  const std::vector<Vec3> two = run(32, ConeCulling::Tight5pt, 2, 30, nullptr, 0.77);
+  const std::vector<Vec3> three = run(32, ConeCulling::Tight5pt, 3, 30, nullptr, 0.77);
+  tuning.load_gate = true;
+  EXPECT_TRUE(bitwise_equal(one, two));
+  EXPECT_TRUE(bitwise_equal(one, three));
 }
 
 TEST(ClothSim, CullingModesGiveTheSameSimulation) {

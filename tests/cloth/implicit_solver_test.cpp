@@ -7,10 +7,13 @@
 // solution with constrained vertices against a dense solve of the free part.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <Eigen/Dense>
 
 #include "cloth/block3.h"
 #include "cloth/block_ichol.h"
+#include "cloth/cloth_mesh.h"
 #include "cloth/cloth_model.h"
 #include "cloth/cloth_parallel.h"
 #include "cloth/cloth_topology.h"
@@ -131,6 +134,65 @@ TEST(BlockIncompleteCholesky, ExactOnABlockTridiagonalMatrix) {
   EXPECT_NEAR(dot, rf.dot(zf), 1e-12 * std::abs(rf.dot(zf)));
 }
 
+TEST(BlockIncompleteCholesky, SplitOrderIsExactOnAPathAndTheSameBitsOnAnyTeam) {
+  std::mt19937_64 rng(6);
+  const int n = 12;
+  const BlockCsrMatrix A = path_matrix(n, rng);
+  std::vector<Vec3> r(n), z;
+  for (Vec3& ri : r) ri = random_vec(rng);
+  BlockIncompleteCholesky ic(/*min_split_rows=*/1);
+  const std::vector<char> constrained(n, 0);
+  ic.factor(A, constrained);
+  // Breadth-first levels of a path from its end are its vertices: the separator is the middle
+  // vertex, the halves the vertices on either side, each eliminated towards it.
+  EXPECT_EQ(ic.part_begin(), (std::array<int, 4>{0, 6, 11, 12}));
+  EXPECT_EQ(ic.order(), (std::vector<int>{0, 1, 2, 3, 4, 5, 11, 10, 9, 8, 7, 6}));
+  // Eliminated leaf by leaf towards the separator, a path has no fill: IC(0) is exact.
+  const double dot = ic.apply(r, z);
+  const Eigen::VectorXd expected = dense(A).ldlt().solve(flat(r));
+  EXPECT_LT((flat(z) - expected).norm(), 1e-12 * expected.norm());
+  EXPECT_NEAR(dot, flat(r).dot(expected), 1e-12 * std::abs(flat(r).dot(expected)));
+  // Two and three threads (the halves side by side) give the same bits.
+  for (int threads : {2, 3}) {
+    BlockIncompleteCholesky team_ic(1);
+    std::vector<Vec3> team_z;
+    double team_dot = 0;
+    run_team(threads, [&](auto& team) {
+      team_ic.factor(team, A, constrained);
+      const double d = team_ic.apply(team, r, team_z);
+      if (team.thread() == 0) team_dot = d;
+    });
+    EXPECT_EQ(team_dot, dot) << threads;
+    for (int i = 0; i < n; ++i) EXPECT_EQ(team_z[i], z[i]) << threads << " " << i;
+  }
+}
+
+TEST(BlockIncompleteCholesky, TheHalvesOfAClothGridShareNoBlock) {
+  const int res = 40;  // 1,681 vertices: split by default
+  const ClothMesh mesh = make_grid_cloth({1, 1}, {res, res}, Vec3::Zero(), Quat::Identity());
+  const int nv = static_cast<int>(mesh.vertices.size());
+  ASSERT_GE(nv, kIcholMinSplitRows);
+  const ClothTopology topology = ClothTopology::build(nv, mesh.triangles);
+  BlockCsrMatrix A;
+  A.set_pattern(nv, topology.neighbor_offsets, topology.neighbors);
+  for (int i = 0; i < nv; ++i) A.blocks[A.diagonal[i]] = Mat3::Identity();
+  BlockIncompleteCholesky ic;
+  ic.factor(A, std::vector<char>(nv, 0));
+  const std::array<int, 4>& parts = ic.part_begin();
+  std::vector<int> part(nv, -1);
+  for (int p = 0; p < 3; ++p)
+    for (int k = parts[p]; k < parts[p + 1]; ++k) part[ic.order()[k]] = p;
+  for (int v = 0; v < nv; ++v) ASSERT_GE(part[v], 0) << v;  // a permutation of the vertices
+  for (int i = 0; i < nv; ++i)
+    for (int k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      EXPECT_FALSE(part[i] + part[A.cols[k]] == 1) << i << " " << A.cols[k];  // 0 beside 1
+  // Halves of nearly equal size; a separator of at most two grid lines.
+  EXPECT_GE(parts[1], nv * 2 / 5);
+  EXPECT_GE(parts[2] - parts[1], nv * 2 / 5);
+  EXPECT_GT(parts[3] - parts[2], 0);
+  EXPECT_LE(parts[3] - parts[2], 2 * (res + 1));
+}
+
 // A small hanging-cloth system at a random state: the blocks and right-hand side of
 // ClothModel::assemble, the bending coefficient, and the dense system built independently from
 // the element kernels, the masses and the whole bending Hessian.
@@ -233,6 +295,24 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
     EXPECT_EQ(res3.iterations, res.iterations);
     for (int i = 0; i < nv; ++i) EXPECT_EQ(dv3[i], dv[i]) << i;
   }
+  // Split for two threads (block_ichol.h), which small systems are not by default: another
+  // preconditioner, the same solution, and the same bits on a team of 3.
+  std::vector<Vec3> split_dv = guess;
+  {
+    ImplicitSolver split(/*min_split_rows=*/1);
+    const PcgResult split_res = split.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 1, split_dv);
+    EXPECT_LT(split_res.relative_residual, 1e-12);
+    ClothParallelTuning& tuning = cloth_parallel_tuning();
+    tuning.load_gate = false;
+    tuning.min_items = 1;
+    std::vector<Vec3> split_dv3 = guess;
+    ImplicitSolver split3(1);
+    const PcgResult split_res3 = split3.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 3, split_dv3);
+    tuning.load_gate = true;
+    tuning.min_items = kMinParallelItems;
+    EXPECT_EQ(split_res3.iterations, split_res.iterations);
+    for (int i = 0; i < nv; ++i) EXPECT_EQ(split_dv3[i], split_dv[i]) << i;
+  }
   // Dense: dv_C = z_C, S_FF dv_F = b_F − S_FC z_C.
   std::vector<int> free;
   for (int i = 0; i < nv; ++i)
@@ -247,8 +327,10 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
     for (int c = 0; c < nf; ++c) Sff.block<3, 3>(3 * a, 3 * c) = s.dense.block<3, 3>(3 * free[a], 3 * free[c]);
   }
   const Eigen::VectorXd expected = Sff.ldlt().solve(bf);
-  for (int a = 0; a < nf; ++a)
+  for (int a = 0; a < nf; ++a) {
     EXPECT_LT((dv[free[a]] - expected.segment<3>(3 * a)).norm(), 1e-9 * expected.norm()) << free[a];
+    EXPECT_LT((split_dv[free[a]] - expected.segment<3>(3 * a)).norm(), 1e-9 * expected.norm()) << free[a];
+  }
   for (int i = 0; i < nv; ++i) {
     if (constrained[i]) {
       EXPECT_EQ(dv[i], z[i]);

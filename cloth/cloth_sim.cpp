@@ -321,7 +321,11 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   s.strain.max_strain_and_compression(s.x, s.stats.max_strain, s.stats.max_compression);
   s.max_strain_seen = std::max(s.max_strain_seen, s.stats.max_strain);
 
-  if (s.params.count_self_intersections) count_self_intersections();
+  if (s.params.count_self_intersections) {
+    start = Clock::now();
+    s.stats.self_intersections = s.self.count_intersections(s.x, s.params.thickness, threads);
+    s.stats.seconds_intersection_count = seconds_since(start);
+  }
 }
 
 int ClothSim::vertex_count() const { return static_cast<int>(impl_->x.size()); }
@@ -337,7 +341,6 @@ void ClothSim::set_state(const std::vector<Vec3>& positions, const std::vector<V
     throw std::invalid_argument("ClothSim::set_state: size mismatch");
   impl_->x = positions;
   impl_->v = velocities;
-  impl_->stats.self_intersections = -1;
 }
 
 void ClothSim::attach(int vertex, int body, const Pose& body_pose) {
@@ -395,21 +398,7 @@ double ClothSim::gravitational_energy(const Vec3& gravity) const {
 double ClothSim::elastic_energy() const { return impl_->model.elastic_energy(impl_->x); }
 
 int ClothSim::count_self_intersections() {
-  impl_->stats.self_intersections = -1;
-  return self_intersections();
-}
-
-int ClothSim::self_intersections() const {
-  // The count is a cache of the state: filling it does not change the cloth (impl_ is shared
-  // by pointer, so a const query may fill it).
-  ClothStats& stats = impl_->stats;
-  if (stats.self_intersections < 0) {
-    const Clock::time_point start = Clock::now();
-    stats.self_intersections =
-        impl_->self.count_intersections(impl_->x, impl_->params.thickness, impl_->params.threads);
-    stats.seconds_intersection_count += seconds_since(start);
-  }
-  return stats.self_intersections;
+  return impl_->self.count_intersections(impl_->x, impl_->params.thickness, impl_->params.threads);
 }
 
 double ClothSim::max_edge_strain() const { return impl_->strain.max_strain(impl_->x); }

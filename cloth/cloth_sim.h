@@ -50,10 +50,7 @@ struct ClothStats {
   int rigid_contacts = 0;
   int rigid_swept_contacts = 0;  // triangles held by the continuous cloth–rigid test
   double rigid_max_penetration = 0;  // before the push-out [m]
-  // Exact count at the end of the step (or of the state set since), −1 while not counted: the
-  // step counts only with ClothParams::count_self_intersections; self_intersections() counts
-  // on request.
-  int self_intersections = -1;
+  int self_intersections = -1;       // exact count at the end of the step; −1 if not counted
 };
 
 class ClothSim {
@@ -94,11 +91,7 @@ class ClothSim {
   double gravitational_energy(const Vec3& gravity) const;
   double elastic_energy() const;
   /// Exact count of intersecting triangle pairs with no common vertex at the current state.
-  /// Counts afresh, and records the count and its time in stats().
   int count_self_intersections();
-  /// The same count, made only if the current state has not been counted yet (a step or
-  /// set_state() since the last count). Not safe to call from two threads at once.
-  int self_intersections() const;
   /// Largest stretch, edge length / rest length − 1, over the mesh (0 if no edge is stretched).
   double max_edge_strain() const;
   /// Largest compression, 1 − edge length / rest length, over the mesh.

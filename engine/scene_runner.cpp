@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -79,12 +78,9 @@ std::string dump_two_levels(const Json& doc) {
 
 // Builds the world; on a def the World rejects, returns the message "FILE: PATH: problem".
 std::unique_ptr<World> build_run_world(const SceneDef& scene, const RunOptions& options,
-                                       long long every, std::vector<BodyId>* ids,
-                                       std::string* error) {
+                                       std::vector<BodyId>* ids, std::string* error) {
   WorldDef def = scene.world;
   if (options.threads) def.threads = *options.threads;
-  // Cloth self-intersections are counted at the output frames (and at the end: summary_json).
-  def.cloth_intersection_check_every = static_cast<int>(std::min<long long>(every, INT_MAX));
   try {
     return build_world(scene, def, ids);
   } catch (const std::invalid_argument& e) {
@@ -209,14 +205,7 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   s["iterative_island_solves"] = stats.iterative_island_solves;
   s["bodies_asleep"] = stats.bodies_asleep;
   s["sleeping_body_steps"] = stats.sleeping_body_steps;
-  if (world.cloth_count() > 0) {
-    // The steps counted: every output frame's, and the last (counted here if it was off the grid).
-    int intersections_max = stats.cloth_self_intersections_max;
-    for (int c = 0; c < world.cloth_count(); ++c)
-      intersections_max = std::max(intersections_max, world.cloth_self_intersections(c));
-    s["cloth_self_intersections_max"] = intersections_max;
-    s["cloth_intersection_check_every"] = world.def().cloth_intersection_check_every;
-  }
+  if (world.cloth_count() > 0) s["cloth_self_intersections_max"] = stats.cloth_self_intersections_max;
   summary["stats"] = s;
   return summary;
 }
@@ -266,7 +255,7 @@ RunOutcome run_scene(const SceneDef& scene, const RunOptions& options) {
 
   // Everything that can reject the scene happens before the first byte is written.
   std::vector<BodyId> ids;
-  std::unique_ptr<World> world = build_run_world(scene, options, every, &ids, &outcome.error);
+  std::unique_ptr<World> world = build_run_world(scene, options, &ids, &outcome.error);
   if (!world) {
     outcome.exit_code = 2;
     return outcome;

@@ -201,12 +201,6 @@ void World::step() {
     contacts = std::max(contacts, static_cast<int>(w.contacts.size()));
   }
   w.finish_driving();
-  const int check_every = w.def.cloth_intersection_check_every;
-  if (!w.cloths.empty() && check_every > 0 && (w.step_count + 1) % check_every == 0) {
-    const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-    w.count_cloth_intersections();
-    w.time_phase(StepPhase::Cloth, t);
-  }
   {
     const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
     w.refresh_query_boxes();

@@ -105,8 +105,7 @@ struct WorldStats {
   long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
   long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
   // Cloth: seconds per sub-phase (by ClothPhase), summed over cloths and steps (all zero in a
-  // world without cloth); the most self-intersections of one cloth at the end of any counted
-  // step (WorldDef::cloth_intersection_check_every).
+  // world without cloth); self-intersections seen after any step.
   std::array<double, kClothPhaseCount> cloth_phase_seconds{};
   int cloth_self_intersections_max = 0;
   // Sleeping islands: bodies asleep at the end of the last step, and Σ over steps of that count.
@@ -152,8 +151,7 @@ class World {
   const std::string& cloth_name(int index) const;
   const std::vector<Vec3>& cloth_positions(int index) const;
   const std::vector<std::array<int, 3>>& cloth_triangles(int index) const;
-  /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step
-  /// (counted now unless the step counted it: WorldDef::cloth_intersection_check_every).
+  /// Exact number of intersecting non-adjacent triangle pairs at the end of the last step.
   int cloth_self_intersections(int index) const;
   /// Largest stretch (edge length / rest length − 1) of the cloth now, and at the end of any
   /// step so far; largest compression (1 − edge length / rest length) now.

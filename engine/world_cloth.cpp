@@ -2,7 +2,6 @@
 // bodies have moved, against the bodies near it (sensors excepted), and its reaction impulses
 // are applied to those bodies (two-way coupling). Cloths are kept in creation order without
 // gaps; ClothIds find them through DenseIds (engine/dense_ids.h).
-#include <algorithm>
 #include <stdexcept>
 
 #include "cloth/cloth_mesh.h"
@@ -34,8 +33,7 @@ ClothId World::create_cloth(const ClothDef& def) {
     mesh.vertices = def.mesh_vertices;
     mesh.triangles = def.mesh_triangles;
   }
-  ClothParams params = cloth_params_from_def(def, w.def.threads);
-  params.count_self_intersections = false;  // the world counts (count_cloth_intersections)
+  const ClothParams params = cloth_params_from_def(def, w.def.threads);
   ClothSim sim(mesh, params);
   for (const ClothAttachDef& a : def.attach) {
     const int body = static_cast<int>(a.body.index);
@@ -96,7 +94,7 @@ const std::vector<std::array<int, 3>>& World::cloth_triangles(int cloth) const {
   return impl_->check_cloth(cloth, "cloth_triangles").sim.triangles();
 }
 int World::cloth_self_intersections(int cloth) const {
-  return impl_->check_cloth(cloth, "cloth_self_intersections").sim.self_intersections();
+  return impl_->check_cloth(cloth, "cloth_self_intersections").sim.stats().self_intersections;
 }
 double World::cloth_max_strain(int cloth) const {
   return impl_->check_cloth(cloth, "cloth_max_strain").sim.max_edge_strain();
@@ -117,7 +115,7 @@ const std::vector<std::array<int, 3>>& World::cloth_triangles(ClothId id) const 
   return impl_->check_cloth(id, "cloth_triangles").sim.triangles();
 }
 int World::cloth_self_intersections(ClothId id) const {
-  return impl_->check_cloth(id, "cloth_self_intersections").sim.self_intersections();
+  return impl_->check_cloth(id, "cloth_self_intersections").sim.stats().self_intersections;
 }
 double World::cloth_max_strain(ClothId id) const {
   return impl_->check_cloth(id, "cloth_max_strain").sim.max_edge_strain();
@@ -178,17 +176,8 @@ void World::Impl::step_cloths(double h) {
     stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Culling)] += cs.seconds_culling;
     stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Ccd)] += cs.seconds_ccd;
     stats.cloth_phase_seconds[static_cast<int>(ClothPhase::Response)] += cs.seconds_response;
-  }
-}
-
-void World::Impl::count_cloth_intersections() {
-  for (Cloth& cloth : cloths) {
-    const ClothStats& cs = cloth.sim.stats();
-    const double seconds_before = cs.seconds_intersection_count;
-    const int count = cloth.sim.self_intersections();
-    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::IntersectionCount)] +=
-        cs.seconds_intersection_count - seconds_before;
-    stats.cloth_self_intersections_max = std::max(stats.cloth_self_intersections_max, count);
+    stats.cloth_phase_seconds[static_cast<int>(ClothPhase::IntersectionCount)] += cs.seconds_intersection_count;
+    stats.cloth_self_intersections_max = std::max(stats.cloth_self_intersections_max, cs.self_intersections);
   }
 }
 

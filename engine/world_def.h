@@ -123,12 +123,6 @@ struct WorldDef {
   // nothing. Scene files leave them off (their runs write no events; build_world's callers may
   // turn them on in the WorldDef they pass).
   bool contact_events = true;
-  // Cloth self-intersections (WorldStats::cloth_self_intersections_max) are counted exactly at
-  // the end of every this many steps; 0: only when World::cloth_self_intersections asks. The
-  // count is a diagnostic (the response keeps the cloth free of intersections whether or not it
-  // is counted) and costs about a tenth of a cloth step; `impetus run` counts at its output
-  // frames.
-  int cloth_intersection_check_every = 1;
   std::uint64_t seed = 0;
   // Paper 5's block solver is the default; sequential impulses (`sequential_impulse`) stay as
   // the baseline. See README and dynamics/block_solver.h.

@@ -254,9 +254,6 @@ struct World::Impl {
   void store_solver_joints();             // copies awake_joints' impulses back
   void measure_joint_errors();
   void step_cloths(double h);
-  // Exact self-intersection counts of every cloth now, into stats (WorldDef::
-  // cloth_intersection_check_every).
-  void count_cloth_intersections();
   void run_ccd(double h);
   void share_step_times_across_joints();  // jointed bodies stop at their group's earliest TOI
   void integrate_positions(double h);

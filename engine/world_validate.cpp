@@ -74,8 +74,6 @@ void validate_world_def(const WorldDef& def) {
   if (def.threads < 0 || def.threads > limits::kMaxThreads)
     fail("threads must be in [0, " + std::to_string(limits::kMaxThreads) + "] (0 = all cores)");
   if (def.solver_iterations < 1) fail("solver_iterations must be at least 1");
-  if (def.cloth_intersection_check_every < 0)
-    fail("cloth_intersection_check_every must be >= 0 (0 = only on request)");
   if (!def.gravity.allFinite()) fail("gravity must be finite");
   if (!non_negative(def.sleep_speed) || !non_negative(def.sleep_delay))
     fail("sleep_speed and sleep_delay must be finite and >= 0");

@@ -19,8 +19,6 @@ void run_impetus_side(const SceneDef& scene, long long steps, double peer_ms_per
   try {
     WorldDef def = scene.world;
     def.threads = 1;
-    // The probe counts both engines' cloth self-intersections outside the timed steps.
-    def.cloth_intersection_check_every = 0;
     world = build_world(scene, def);
   } catch (const std::exception& e) {
     report.skipped.push_back(prefix + ": the impetus World rejected the scene: " + e.what());

@@ -170,9 +170,9 @@ void ClothBvh::build(const ClothTopology& topology, const std::vector<Vec3>& res
     } while (cur != start && loop.size() <= sorted.size());
     if (simple && loop.size() == sorted.size()) loops[n] = std::move(loop);
   }
-  stamp_.assign(topology.vertex_count, 0);
-  loop_position_.assign(topology.vertex_count, 0);
-  stamp_token_ = 0;
+  scratch_.assign(1, UnionScratch{});
+  scratch_[0].stamp.assign(topology.vertex_count, 0);
+  scratch_[0].position.assign(topology.vertex_count, 0);
   loop_offsets_.assign(nn + 1, 0);
   loop_vertices_.clear();
   for (int n = 0; n < nn; ++n) {
@@ -398,7 +398,8 @@ bool ClothBvh::loop_contour_ok(const int* loop, int m, const Vec3& a, const std:
   return crossings == 1;
 }
 
-bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const {
+bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u,
+                            UnionScratch& scratch) const {
   if (!is_disk(a) || !is_disk(b)) return false;
   // A merged cone is at least as wide as either input (see refit_levels).
   if (cone_[a].angle >= kHalfPi || cone_[b].angle >= kHalfPi) return false;
@@ -415,30 +416,34 @@ bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std
   const int* lb = loop_vertices_.data() + loop_offsets_[b];
   const int ma = loop_offsets_[a + 1] - loop_offsets_[a];
   const int mb = loop_offsets_[b + 1] - loop_offsets_[b];
-  if (stamp_token_ == std::numeric_limits<int>::max()) {
-    std::fill(stamp_.begin(), stamp_.end(), 0);
-    stamp_token_ = 0;
+  std::vector<int>& stamp = scratch.stamp;
+  std::vector<int>& loop_position = scratch.position;
+  std::vector<char>& union_shared = scratch.shared;
+  std::vector<int>& union_loop = scratch.loop;
+  if (scratch.token == std::numeric_limits<int>::max()) {
+    std::fill(stamp.begin(), stamp.end(), 0);
+    scratch.token = 0;
   }
-  const int token = ++stamp_token_;
+  const int token = ++scratch.token;
   for (int k = 0; k < ma; ++k) {
-    stamp_[la[k]] = token;
-    loop_position_[la[k]] = k;
+    stamp[la[k]] = token;
+    loop_position[la[k]] = k;
   }
   auto shared_edge = [&](int k) {  // edge k of b, lb[k] → lb[k + 1]
     const int p = lb[k], q = lb[k + 1 == mb ? 0 : k + 1];
-    if (stamp_[p] != token || stamp_[q] != token) return false;
-    const int next = loop_position_[q] + 1;
-    return loop_position_[p] == (next == ma ? 0 : next);
+    if (stamp[p] != token || stamp[q] != token) return false;
+    const int next = loop_position[q] + 1;
+    return loop_position[p] == (next == ma ? 0 : next);
   };
-  union_shared_.resize(mb);
+  union_shared.resize(mb);
   int shared = 0;
   for (int k = 0; k < mb; ++k) {
-    union_shared_[k] = shared_edge(k) ? 1 : 0;
-    shared += union_shared_[k];
+    union_shared[k] = shared_edge(k) ? 1 : 0;
+    shared += union_shared[k];
   }
   int runs = 0, run_end = -1;
   for (int k = 0; k < mb; ++k) {
-    if (union_shared_[k] && !union_shared_[k + 1 == mb ? 0 : k + 1]) {
+    if (union_shared[k] && !union_shared[k + 1 == mb ? 0 : k + 1]) {
       ++runs;
       run_end = k;
     }
@@ -447,33 +452,148 @@ bool ClothBvh::union_culled(int a, int b, const std::vector<Vec3>& x0, const std
   // b's run goes lb[s] → … → lb[e + 1] and a's, reversed, lb[e + 1] → … → lb[s]. The union's
   // boundary: b from lb[e + 1] on to just before lb[s], then a from lb[s] on to just before
   // lb[e + 1]. A vertex strictly inside b's remaining path that is also on a is a pinch.
-  union_loop_.clear();
+  union_loop.clear();
   const int b_first = run_end + 1 == mb ? 0 : run_end + 1;
   const int b_count = mb - shared;
   for (int i = 0; i < b_count; ++i) {
     const int v = lb[(b_first + i) % mb];
-    if (i > 0 && stamp_[v] == token) return false;
-    union_loop_.push_back(v);
+    if (i > 0 && stamp[v] == token) return false;
+    union_loop.push_back(v);
   }
   const int run_start_vertex = lb[(b_first + b_count) % mb];
-  const int a_first = loop_position_[run_start_vertex];
+  const int a_first = loop_position[run_start_vertex];
   const int a_count = ma - shared;
-  for (int i = 0; i < a_count; ++i) union_loop_.push_back(la[(a_first + i) % ma]);
-  return loop_contour_ok(union_loop_.data(), static_cast<int>(union_loop_.size()), merged.axis, x0, u);
+  for (int i = 0; i < a_count; ++i) union_loop.push_back(la[(a_first + i) % ma]);
+  return loop_contour_ok(union_loop.data(), static_cast<int>(union_loop.size()), merged.axis, x0, u);
 }
 
+namespace {
+
+// Depth down to which a split traversal descends serially, cutting what lies below into tasks
+// (up to 2^depth self-tests, and the pair tests met on the way down): a few hundred tasks,
+// enough for dynamic scheduling to even out patches that are culled whole beside crumpled ones.
+constexpr int kTaskDepth = 6;
+// Triangles from which a traversal is split: below, it takes well under 0.1 ms.
+constexpr int kMinSplitTriangles = 2048;
+
+}  // namespace
+
 void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                        const std::vector<Vec3>* u, Traversal& out) const {
+                        const std::vector<Vec3>* u, Traversal& out, int threads) const {
   out.triangle_pairs.clear();
   out.orphan_nodes.clear();
   out.culled_nodes = 0;
   out.culled_pairs = 0;
   if (nodes_.empty()) return;
-  if (!use_cones && !only_changed) {
-    static_self_test(0, out);
+  const int triangles = static_cast<int>(leaf_of_triangle_.size());
+  const int team_threads = threads == 1 || triangles < kMinSplitTriangles ? 1 : cloth_usable_threads(threads);
+  Walk walk{use_cones, only_changed, x0, u, &scratch_[0], &out};
+  if (team_threads == 1) {
+    if (!use_cones && !only_changed) {
+      static_self_test(0, out);
+    } else {
+      self_test(0, walk);
+    }
     return;
   }
-  self_test(0, use_cones, only_changed, x0, u, out);
+  // The top levels serially, into tasks (their culling counted in `out`)...
+  tasks_.clear();
+  split_self_test(0, 0, walk);
+  if (static_cast<int>(scratch_.size()) < team_threads) {
+    const std::size_t nv = scratch_[0].stamp.size();
+    scratch_.resize(team_threads);
+    for (UnionScratch& s : scratch_) {
+      s.stamp.resize(nv, 0);
+      s.position.resize(nv, 0);
+    }
+  }
+  const std::ptrdiff_t task_count = static_cast<std::ptrdiff_t>(tasks_.size());
+  if (static_cast<std::ptrdiff_t>(task_out_.size()) < task_count) task_out_.resize(task_count);
+  // ... the tasks on the team, each into its own lists ...
+  run_team(team_threads, [&](auto& team) {
+    Walk mine = walk;
+    mine.scratch = &scratch_[team.thread()];
+    team.for_dynamic(task_count, [&](std::ptrdiff_t k) {
+      Traversal& part = task_out_[k];
+      part.triangle_pairs.clear();
+      part.orphan_nodes.clear();
+      part.culled_nodes = 0;
+      part.culled_pairs = 0;
+      mine.out = &part;
+      run_task(tasks_[k], mine);
+    });
+  });
+  // ... joined in task order: the serial descent's order.
+  for (std::ptrdiff_t k = 0; k < task_count; ++k) {
+    const Traversal& part = task_out_[k];
+    out.triangle_pairs.insert(out.triangle_pairs.end(), part.triangle_pairs.begin(), part.triangle_pairs.end());
+    out.orphan_nodes.insert(out.orphan_nodes.end(), part.orphan_nodes.begin(), part.orphan_nodes.end());
+    out.culled_nodes += part.culled_nodes;
+    out.culled_pairs += part.culled_pairs;
+  }
+}
+
+void ClothBvh::run_task(const Task& task, Walk& walk) const {
+  const bool plain = !walk.use_cones && !walk.only_changed;
+  if (task.b == kOrphanTask) {
+    walk.out->orphan_nodes.push_back(task.a);
+  } else if (task.b == kSelfTask) {
+    if (plain) {
+      static_self_test(task.a, *walk.out);
+    } else {
+      self_test(task.a, walk);
+    }
+  } else if (plain) {
+    static_visit(task.a, task.b, *walk.out);
+  } else {
+    pair_test(task.a, task.b, walk);
+  }
+}
+
+// self_test's steps (static_self_test's, for a plain traversal, are the same), with what it
+// would record or descend into below kTaskDepth listed as tasks.
+void ClothBvh::split_self_test(int n, int depth, Walk& walk) const {
+  const Node& node = nodes_[n];
+  if (node.triangle >= 0) return;
+  if (depth == kTaskDepth) {
+    tasks_.push_back({n, kSelfTask});
+    return;
+  }
+  if (walk.only_changed && !changed_[n]) return;
+  if (walk.use_cones && cone_[n].angle < kHalfPi && is_disk(n) && contour_ok(n, *walk.x0, *walk.u)) {
+    ++walk.out->culled_nodes;
+    return;
+  }
+  if (orphan_offsets_[n + 1] > orphan_offsets_[n]) tasks_.push_back({n, kOrphanTask});
+  split_self_test(node.left, depth + 1, walk);
+  split_self_test(node.right, depth + 1, walk);
+  split_pair_test(node.left, node.right, depth + 1, walk);
+}
+
+// pair_test's steps (static_visit's make the same decisions: a leaf pair is recorded when
+// the triangles share no vertex and their boxes overlap; other pairs descend when their boxes
+// overlap, by the same rule), a leaf pair or one below kTaskDepth becoming a task.
+void ClothBvh::split_pair_test(int a, int b, int depth, Walk& walk) const {
+  const Node& na = nodes_[a];
+  const Node& nb = nodes_[b];
+  if (depth == kTaskDepth || (na.triangle >= 0 && nb.triangle >= 0)) {
+    tasks_.push_back({a, b});
+    return;
+  }
+  if (walk.only_changed && !changed_[a] && !changed_[b]) return;
+  if (!box_[a].overlaps(box_[b])) return;
+  if (walk.use_cones && union_culled(a, b, *walk.x0, *walk.u, *walk.scratch)) {
+    ++walk.out->culled_pairs;
+    return;
+  }
+  const bool descend_a = nb.triangle >= 0 || (na.triangle < 0 && na.depth <= nb.depth);
+  if (descend_a) {
+    split_pair_test(na.left, b, depth + 1, walk);
+    split_pair_test(na.right, b, depth + 1, walk);
+  } else {
+    split_pair_test(a, nb.left, depth + 1, walk);
+    split_pair_test(a, nb.right, depth + 1, walk);
+  }
 }
 
 // The plain traversal (no cones, every node) in exactly the order of self_test / pair_test
@@ -520,43 +640,41 @@ void ClothBvh::static_pair_test(int a, int b, Traversal& out) const {
   }
 }
 
-void ClothBvh::self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                         const std::vector<Vec3>* u, Traversal& out) const {
+void ClothBvh::self_test(int n, Walk& walk) const {
   const Node& node = nodes_[n];
   if (node.triangle >= 0) return;
-  if (only_changed && !changed_[n]) return;
-  if (use_cones && cone_[n].angle < kHalfPi && is_disk(n) && contour_ok(n, *x0, *u)) {
-    ++out.culled_nodes;
+  if (walk.only_changed && !changed_[n]) return;
+  if (walk.use_cones && cone_[n].angle < kHalfPi && is_disk(n) && contour_ok(n, *walk.x0, *walk.u)) {
+    ++walk.out->culled_nodes;
     return;
   }
-  if (orphan_offsets_[n + 1] > orphan_offsets_[n]) out.orphan_nodes.push_back(n);
-  self_test(node.left, use_cones, only_changed, x0, u, out);
-  self_test(node.right, use_cones, only_changed, x0, u, out);
-  pair_test(node.left, node.right, use_cones, only_changed, x0, u, out);
+  if (orphan_offsets_[n + 1] > orphan_offsets_[n]) walk.out->orphan_nodes.push_back(n);
+  self_test(node.left, walk);
+  self_test(node.right, walk);
+  pair_test(node.left, node.right, walk);
 }
 
-void ClothBvh::pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                         const std::vector<Vec3>* u, Traversal& out) const {
-  if (only_changed && !changed_[a] && !changed_[b]) return;
+void ClothBvh::pair_test(int a, int b, Walk& walk) const {
+  if (walk.only_changed && !changed_[a] && !changed_[b]) return;
   if (!box_[a].overlaps(box_[b])) return;
   const Node& na = nodes_[a];
   const Node& nb = nodes_[b];
   if (na.triangle >= 0 && nb.triangle >= 0) {
     if (!topology_->triangles_share_vertex(na.triangle, nb.triangle))
-      out.triangle_pairs.push_back({na.triangle, nb.triangle});
+      walk.out->triangle_pairs.push_back({na.triangle, nb.triangle});
     return;
   }
-  if (use_cones && union_culled(a, b, *x0, *u)) {
-    ++out.culled_pairs;
+  if (walk.use_cones && union_culled(a, b, *walk.x0, *walk.u, *walk.scratch)) {
+    ++walk.out->culled_pairs;
     return;
   }
   const bool descend_a = nb.triangle >= 0 || (na.triangle < 0 && na.depth <= nb.depth);
   if (descend_a) {
-    pair_test(na.left, b, use_cones, only_changed, x0, u, out);
-    pair_test(na.right, b, use_cones, only_changed, x0, u, out);
+    pair_test(na.left, b, walk);
+    pair_test(na.right, b, walk);
   } else {
-    pair_test(a, nb.left, use_cones, only_changed, x0, u, out);
-    pair_test(a, nb.right, use_cones, only_changed, x0, u, out);
+    pair_test(a, nb.left, walk);
+    pair_test(a, nb.right, walk);
   }
 }
 

@@ -72,8 +72,11 @@ class ClothBvh {
   };
   /// Self-collision traversal. `use_cones`: cull by cone + contour (needs refit_swept with a
   /// cone mode and the same x0, u). `only_changed`: skip node pairs without changed vertices.
+  /// A large tree's traversal is cut, below its top levels, into tasks that `threads` threads
+  /// share; their lists are joined in task order, which is the order of the serial descent, so
+  /// the result is the same for any thread count.
   void traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                const std::vector<Vec3>* u, Traversal& out) const;
+                const std::vector<Vec3>* u, Traversal& out, int threads = 1) const;
 
   /// Leaf pair → its primitive pairs (owned features only).
   void leaf_pair_primitives(int s, int t, std::vector<PrimitivePair>& out) const;
@@ -92,18 +95,47 @@ class ClothBvh {
   bool contour_ok(int n, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const;
 
  private:
+  // Scratch of union_culled, one per thread: its boundary loop, and per vertex a stamp (= the
+  // current union test's token when on its first loop) and the position in that loop.
+  struct UnionScratch {
+    std::vector<int> loop;
+    std::vector<char> shared;  // per edge of the second loop
+    std::vector<int> stamp, position;
+    int token = 0;
+  };
+  // One descent: its options, the thread's scratch and where its pairs go.
+  struct Walk {
+    bool use_cones = false;
+    bool only_changed = false;
+    const std::vector<Vec3>* x0 = nullptr;
+    const std::vector<Vec3>* u = nullptr;
+    UnionScratch* scratch = nullptr;
+    Traversal* out = nullptr;
+  };
+  // A piece of a traversal: the self-test of node a (b = kSelfTask), the orphans of node a
+  // (b = kOrphanTask), or the pair test of nodes a and b.
+  struct Task {
+    int a = 0, b = 0;
+  };
+  static constexpr int kSelfTask = -1;
+  static constexpr int kOrphanTask = -2;
+
   void refit_levels(int threads, const std::vector<char>* vertex_changed, ConeCulling mode,
                     const std::vector<Vec3>* x0, const std::vector<Vec3>* u, double pad,
                     bool swept);
-  void self_test(int n, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                 const std::vector<Vec3>* u, Traversal& out) const;
+  void self_test(int n, Walk& walk) const;
   void static_self_test(int n, Traversal& out) const;
   void static_visit(int a, int b, Traversal& out) const;
   void static_pair_test(int a, int b, Traversal& out) const;
-  void pair_test(int a, int b, bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
-                 const std::vector<Vec3>* u, Traversal& out) const;
+  void pair_test(int a, int b, Walk& walk) const;
+  // The top levels of self_test / pair_test, down to kTaskDepth: what they would descend
+  // into below it becomes tasks, in the order they would descend.
+  void split_self_test(int n, int depth, Walk& walk) const;
+  void split_pair_test(int a, int b, int depth, Walk& walk) const;
+  void run_task(const Task& task, Walk& walk) const;
   // Adjacent-patch culling of the pair (a, b) (see the header comment).
-  bool union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u) const;
+  bool union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u,
+                    UnionScratch& scratch) const;
   bool loop_contour_ok(const int* loop, int m, const Vec3& axis, const std::vector<Vec3>& x0,
                        const std::vector<Vec3>& u) const;
 
@@ -123,12 +155,10 @@ class ClothBvh {
   ConeCulling mode_ = ConeCulling::None;  // cones of the last refit_swept
   bool swept_current_ = false;  // the last refit was refit_swept (boxes and cones swept)
   double swept_pad_ = 0;        // its pad
-  // Traversal scratch (serial): union_culled's boundary loop, and per vertex a stamp (= the
-  // current union test's token when on its first loop) and the position in that loop.
-  mutable std::vector<int> union_loop_;
-  mutable std::vector<char> union_shared_;  // per edge of the second loop
-  mutable std::vector<int> stamp_, loop_position_;
-  mutable int stamp_token_ = 0;
+  // Traversal scratch: per thread, and the tasks of a split traversal with their lists.
+  mutable std::vector<UnionScratch> scratch_;
+  mutable std::vector<Task> tasks_;
+  mutable std::vector<Traversal> task_out_;
   std::vector<int> orphan_offsets_;
 };
 

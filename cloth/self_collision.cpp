@@ -191,7 +191,7 @@ void SelfCollision::ccd_candidates(const std::vector<Vec3>& x0, const std::vecto
                                    ConeCulling mode, double pad, int threads,
                                    std::vector<PrimitivePair>& out, long long* triangle_pairs) {
   bvh_.refit_swept(x0, u, pad, mode, nullptr, threads);
-  bvh_.traverse(mode != ConeCulling::None, false, &x0, &u, traversal_);
+  bvh_.traverse(mode != ConeCulling::None, false, &x0, &u, traversal_, threads);
   gather(traversal_, out);
   if (triangle_pairs) *triangle_pairs = static_cast<long long>(traversal_.triangle_pairs.size());
 }
@@ -269,7 +269,7 @@ void SelfCollision::detect(const std::vector<Vec3>& x0, const std::vector<Vec3>&
                            std::vector<SelfContact>& out) {
   Clock::time_point start = Clock::now();
   bvh_.refit_swept(x0, u, eta, s.culling, changed, s.threads);
-  bvh_.traverse(s.culling != ConeCulling::None, changed != nullptr, &x0, &u, traversal_);
+  bvh_.traverse(s.culling != ConeCulling::None, changed != nullptr, &x0, &u, traversal_, s.threads);
   gather(traversal_, pairs_);
   if (first) {
     stats.triangle_pairs = static_cast<long long>(traversal_.triangle_pairs.size());
@@ -576,7 +576,7 @@ void SelfCollision::resolve(const std::vector<Vec3>& x0, std::vector<Vec3>& u, s
 void SelfCollision::static_traversal(const std::vector<Vec3>& x, double thickness, int threads) {
   if (static_valid_ && static_thickness_ == thickness && static_positions_ == x) return;
   bvh_.refit_static(x, 0.5 * thickness, threads);
-  bvh_.traverse(false, false, nullptr, nullptr, static_traversal_);
+  bvh_.traverse(false, false, nullptr, nullptr, static_traversal_, threads);
   static_positions_ = x;
   static_thickness_ = thickness;
   static_valid_ = true;

@@ -11,6 +11,8 @@ namespace impetus {
 namespace {
 
 constexpr double kHalfPi = 0.5 * kPi;
+// Nodes of a level from which its refit runs in parallel (see refit_levels).
+constexpr std::ptrdiff_t kMinParallelRefitLevel = 512;
 
 int find_root(std::vector<int>& parent, int i) {
   while (parent[i] != i) {
@@ -281,7 +283,10 @@ void ClothBvh::refit_levels(int threads, const std::vector<char>* vertex_changed
   const bool incremental = swept && vertex_changed && swept_current_ && swept_pad_ == pad && mode_ == mode;
   for (int level = static_cast<int>(levels_.size()) - 1; level >= 0; --level) {
     const std::vector<int>& ids = levels_[level];
-    cloth_parallel_for(static_cast<std::ptrdiff_t>(ids.size()), threads, [&](std::ptrdiff_t k) {
+    // A node's merge of two cones costs about as much as a leaf's cone: a level of 512 nodes
+    // (two chunks) is worth a region too, though not the general loops' 1,024 items.
+    cloth_parallel_for_from(kMinParallelRefitLevel, static_cast<std::ptrdiff_t>(ids.size()), threads,
+                            [&](std::ptrdiff_t k) {
       const int n = ids[k];
       const Node& node = nodes_[n];
       if (incremental) {
@@ -678,19 +683,45 @@ void ClothBvh::pair_test(int a, int b, Walk& walk) const {
   }
 }
 
-void ClothBvh::leaf_pair_primitives(int s, int t, std::vector<PrimitivePair>& out) const {
+int ClothBvh::write_leaf_pair_primitives(int s, int t, PrimitivePair* out) const {
   const ClothTopology& topo = *topology_;
+  int count = 0;
   for (int k = 0; k < 3; ++k) {
-    if (owned_vertices_[s] >> k & 1u) out.push_back({PrimitivePair::kVertexTriangle, topo.triangles[s][k], t});
-    if (owned_vertices_[t] >> k & 1u) out.push_back({PrimitivePair::kVertexTriangle, topo.triangles[t][k], s});
+    if (owned_vertices_[s] >> k & 1u) out[count++] = {PrimitivePair::kVertexTriangle, topo.triangles[s][k], t};
+    if (owned_vertices_[t] >> k & 1u) out[count++] = {PrimitivePair::kVertexTriangle, topo.triangles[t][k], s};
   }
   for (int k = 0; k < 3; ++k) {
     if (!(owned_edges_[s] >> k & 1u)) continue;
     for (int l = 0; l < 3; ++l) {
       if (owned_edges_[t] >> l & 1u)
-        out.push_back({PrimitivePair::kEdgeEdge, topo.triangle_edges[s][k], topo.triangle_edges[t][l]});
+        out[count++] = {PrimitivePair::kEdgeEdge, topo.triangle_edges[s][k], topo.triangle_edges[t][l]};
     }
   }
+  return count;
+}
+
+int ClothBvh::leaf_pair_primitive_count(int s, int t) const {
+  auto bits = [](std::uint8_t b) { return (b & 1) + (b >> 1 & 1) + (b >> 2 & 1); };
+  return bits(owned_vertices_[s]) + bits(owned_vertices_[t]) + bits(owned_edges_[s]) * bits(owned_edges_[t]);
+}
+
+void ClothBvh::append_leaf_pair_primitives(const std::vector<std::array<int, 2>>& pairs,
+                                           std::vector<PrimitivePair>& out, int threads) const {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pairs.size());
+  // Each chunk's count, then the chunks' offsets in order, then each chunk writes its pairs.
+  chunk_offsets_.assign(chunk_count(n) + 1, 0);
+  for_each_chunk(n, threads, [&](std::ptrdiff_t c, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    std::size_t count = 0;
+    for (std::ptrdiff_t i = begin; i < end; ++i) count += leaf_pair_primitive_count(pairs[i][0], pairs[i][1]);
+    chunk_offsets_[c + 1] = count;
+  });
+  chunk_offsets_[0] = out.size();
+  for (std::size_t c = 1; c < chunk_offsets_.size(); ++c) chunk_offsets_[c] += chunk_offsets_[c - 1];
+  out.resize(chunk_offsets_.back());
+  for_each_chunk(n, threads, [&](std::ptrdiff_t c, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    PrimitivePair* at = out.data() + chunk_offsets_[c];
+    for (std::ptrdiff_t i = begin; i < end; ++i) at += write_leaf_pair_primitives(pairs[i][0], pairs[i][1], at);
+  });
 }
 
 }  // namespace impetus

@@ -78,8 +78,11 @@ class ClothBvh {
   void traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                 const std::vector<Vec3>* u, Traversal& out, int threads = 1) const;
 
-  /// Leaf pair → its primitive pairs (owned features only).
-  void leaf_pair_primitives(int s, int t, std::vector<PrimitivePair>& out) const;
+  /// Every leaf pair of `pairs` → its primitive pairs (owned features only), appended to `out`
+  /// in pair order; the pairs are shared out in fixed chunks, each chunk writing from its own
+  /// offset.
+  void append_leaf_pair_primitives(const std::vector<std::array<int, 2>>& pairs,
+                                   std::vector<PrimitivePair>& out, int threads) const;
   /// Orphan pairs listed at node n.
   const PrimitivePair* orphans_begin(int n) const { return orphans_.data() + orphan_offsets_[n]; }
   const PrimitivePair* orphans_end(int n) const { return orphans_.data() + orphan_offsets_[n + 1]; }
@@ -133,6 +136,9 @@ class ClothBvh {
   void split_self_test(int n, int depth, Walk& walk) const;
   void split_pair_test(int a, int b, int depth, Walk& walk) const;
   void run_task(const Task& task, Walk& walk) const;
+  // leaf_pair_primitives into out[0, count), returning count; and that count alone.
+  int write_leaf_pair_primitives(int s, int t, PrimitivePair* out) const;
+  int leaf_pair_primitive_count(int s, int t) const;
   // Adjacent-patch culling of the pair (a, b) (see the header comment).
   bool union_culled(int a, int b, const std::vector<Vec3>& x0, const std::vector<Vec3>& u,
                     UnionScratch& scratch) const;
@@ -158,6 +164,7 @@ class ClothBvh {
   // Traversal scratch: per thread, and the tasks of a split traversal with their lists.
   mutable std::vector<UnionScratch> scratch_;
   mutable std::vector<Task> tasks_;
+  mutable std::vector<std::size_t> chunk_offsets_;  // append_leaf_pair_primitives' per chunk
   mutable std::vector<Traversal> task_out_;
   std::vector<int> orphan_offsets_;
 };

@@ -50,11 +50,13 @@ inline int cloth_usable_threads(int threads) {
   return usable_threads(threads);
 }
 
-/// body(chunk, begin, end) for the chunks of [0, n).
+/// body(chunk, begin, end) for the chunks of [0, n); in parallel from `min_items` indices
+/// (or fewer when a test lowered the tuning's min_items).
 template <class Body>
-void for_each_chunk(std::ptrdiff_t n, int threads, Body&& body) {
+void for_each_chunk_from(std::ptrdiff_t min_items, std::ptrdiff_t n, int threads, Body&& body) {
   const std::ptrdiff_t chunks = (n + kChunkSize - 1) / kChunkSize;
-  const bool small = n < cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
+  const std::ptrdiff_t tuned = cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
+  const bool small = n < (tuned < min_items ? tuned : min_items);
   const int t = threads == 1 || small || chunks < 2 ? 1 : cloth_usable_threads(threads);
   if (t == 1) {
     for (std::ptrdiff_t c = 0; c < chunks; ++c) {
@@ -70,10 +72,24 @@ void for_each_chunk(std::ptrdiff_t n, int threads, Body&& body) {
   }
 }
 
+/// body(chunk, begin, end) for the chunks of [0, n), in parallel from kMinParallelItems.
+template <class Body>
+void for_each_chunk(std::ptrdiff_t n, int threads, Body&& body) {
+  for_each_chunk_from(kMinParallelItems, n, threads, body);
+}
+
 /// body(i) for i in [0, n).
 template <class Body>
 void cloth_parallel_for(std::ptrdiff_t n, int threads, Body&& body) {
   for_each_chunk(n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+    for (std::ptrdiff_t i = begin; i < end; ++i) body(i);
+  });
+}
+
+/// body(i) for i in [0, n), in parallel from `min_items` indices (see for_each_chunk_from).
+template <class Body>
+void cloth_parallel_for_from(std::ptrdiff_t min_items, std::ptrdiff_t n, int threads, Body&& body) {
+  for_each_chunk_from(min_items, n, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
     for (std::ptrdiff_t i = begin; i < end; ++i) body(i);
   });
 }

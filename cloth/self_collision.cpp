@@ -181,9 +181,10 @@ void SelfCollision::update_near_orphans(const std::vector<Vec3>& x, double thick
   orphan_list_current_ = true;
 }
 
-void SelfCollision::gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out) const {
+void SelfCollision::gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out,
+                           int threads) const {
   out.clear();
-  for (const auto& tp : traversal.triangle_pairs) bvh_.leaf_pair_primitives(tp[0], tp[1], out);
+  bvh_.append_leaf_pair_primitives(traversal.triangle_pairs, out, threads);
   for (int n : traversal.orphan_nodes) out.insert(out.end(), bvh_.orphans_begin(n), bvh_.orphans_end(n));
 }
 
@@ -192,7 +193,7 @@ void SelfCollision::ccd_candidates(const std::vector<Vec3>& x0, const std::vecto
                                    std::vector<PrimitivePair>& out, long long* triangle_pairs) {
   bvh_.refit_swept(x0, u, pad, mode, nullptr, threads);
   bvh_.traverse(mode != ConeCulling::None, false, &x0, &u, traversal_, threads);
-  gather(traversal_, out);
+  gather(traversal_, out, threads);
   if (triangle_pairs) *triangle_pairs = static_cast<long long>(traversal_.triangle_pairs.size());
 }
 
@@ -270,7 +271,7 @@ void SelfCollision::detect(const std::vector<Vec3>& x0, const std::vector<Vec3>&
   Clock::time_point start = Clock::now();
   bvh_.refit_swept(x0, u, eta, s.culling, changed, s.threads);
   bvh_.traverse(s.culling != ConeCulling::None, changed != nullptr, &x0, &u, traversal_, s.threads);
-  gather(traversal_, pairs_);
+  gather(traversal_, pairs_, s.threads);
   if (first) {
     stats.triangle_pairs = static_cast<long long>(traversal_.triangle_pairs.size());
     stats.culled_nodes = traversal_.culled_nodes;
@@ -294,7 +295,7 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
   // gather() without copying the orphans: a traversal without cones lists every node that has
   // orphans, so they are bvh_.all_orphans(), in the same order, after the leaf pairs' features.
   pairs_.clear();
-  for (const auto& tp : static_traversal_.triangle_pairs) bvh_.leaf_pair_primitives(tp[0], tp[1], pairs_);
+  bvh_.append_leaf_pair_primitives(static_traversal_.triangle_pairs, pairs_, s.threads);
   const std::vector<PrimitivePair>& orphans = bvh_.all_orphans();
   update_near_orphans(x0, thickness, s.threads);
   stats.seconds_culling += seconds_since(start);

@@ -79,7 +79,7 @@ class SelfCollision {
   ClothBvh& bvh() { return bvh_; }
 
  private:
-  void gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out) const;
+  void gather(const ClothBvh::Traversal& traversal, std::vector<PrimitivePair>& out, int threads) const;
   // Static traversal at x with boxes grown by thickness/2 (cached for identical x).
   void static_traversal(const std::vector<Vec3>& x, double thickness, int threads);
   // CCD of the pairs (after a swept-box test of the two primitives); with `changed`, only pairs

@@ -99,20 +99,39 @@ Eigen::VectorXd flat(const std::vector<Vec3>& v) {
   return f;
 }
 
+// A path system of 12 vertices and a random right-hand side.
+struct PathSystem {
+  BlockCsrMatrix A;
+  std::vector<Vec3> r;
+};
+PathSystem path_system(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  PathSystem s;
+  s.A = path_matrix(12, rng);
+  s.r.resize(12);
+  for (Vec3& ri : s.r) ri = random_vec(rng);
+  return s;
+}
+
+// z = A⁻¹ r and dot = rᵀz, against a dense solve.
+void expect_exact_solve(const PathSystem& s, const std::vector<Vec3>& z, double dot) {
+  const Eigen::VectorXd expected = dense(s.A).ldlt().solve(flat(s.r));
+  EXPECT_LT((flat(z) - expected).norm(), 1e-12 * expected.norm());
+  EXPECT_NEAR(dot, flat(s.r).dot(expected), 1e-12 * std::abs(flat(s.r).dot(expected)));
+}
+
 TEST(BlockIncompleteCholesky, ExactOnABlockTridiagonalMatrix) {
-  std::mt19937_64 rng(5);
-  const int n = 12;
-  const BlockCsrMatrix A = path_matrix(n, rng);
-  std::vector<Vec3> r(n), z;
-  for (Vec3& ri : r) ri = random_vec(rng);
+  const PathSystem s = path_system(5);
+  const BlockCsrMatrix& A = s.A;
+  const std::vector<Vec3>& r = s.r;
+  const int n = A.rows;
+  std::vector<Vec3> z;
   BlockIncompleteCholesky ic;
   // Unconstrained: z = A⁻¹ r.
   std::vector<char> constrained(n, 0);
   ic.factor(A, constrained);
   double dot = ic.apply(r, z);
-  const Eigen::VectorXd expected = dense(A).ldlt().solve(flat(r));
-  EXPECT_LT((flat(z) - expected).norm(), 1e-12 * expected.norm());
-  EXPECT_NEAR(dot, flat(r).dot(expected), 1e-12 * std::abs(flat(r).dot(expected)));
+  expect_exact_solve(s, z, dot);
   // Constrained vertices 0, 5 and 11 are cut out: z is A_FF⁻¹ r_F on the others, 0 on them.
   constrained[0] = constrained[5] = constrained[11] = 1;
   ic.factor(A, constrained);
@@ -135,35 +154,30 @@ TEST(BlockIncompleteCholesky, ExactOnABlockTridiagonalMatrix) {
 }
 
 TEST(BlockIncompleteCholesky, SplitOrderIsExactOnAPathAndTheSameBitsOnAnyTeam) {
-  std::mt19937_64 rng(6);
-  const int n = 12;
-  const BlockCsrMatrix A = path_matrix(n, rng);
-  std::vector<Vec3> r(n), z;
-  for (Vec3& ri : r) ri = random_vec(rng);
+  const PathSystem s = path_system(6);
+  const std::vector<char> constrained(s.A.rows, 0);
   BlockIncompleteCholesky ic(/*min_split_rows=*/1);
-  const std::vector<char> constrained(n, 0);
-  ic.factor(A, constrained);
+  ic.factor(s.A, constrained);
   // Breadth-first levels of a path from its end are its vertices: the separator is the middle
   // vertex, the halves the vertices on either side, each eliminated towards it.
   EXPECT_EQ(ic.part_begin(), (std::array<int, 4>{0, 6, 11, 12}));
   EXPECT_EQ(ic.order(), (std::vector<int>{0, 1, 2, 3, 4, 5, 11, 10, 9, 8, 7, 6}));
   // Eliminated leaf by leaf towards the separator, a path has no fill: IC(0) is exact.
-  const double dot = ic.apply(r, z);
-  const Eigen::VectorXd expected = dense(A).ldlt().solve(flat(r));
-  EXPECT_LT((flat(z) - expected).norm(), 1e-12 * expected.norm());
-  EXPECT_NEAR(dot, flat(r).dot(expected), 1e-12 * std::abs(flat(r).dot(expected)));
+  std::vector<Vec3> z;
+  const double dot = ic.apply(s.r, z);
+  expect_exact_solve(s, z, dot);
   // Two and three threads (the halves side by side) give the same bits.
   for (int threads : {2, 3}) {
     BlockIncompleteCholesky team_ic(1);
     std::vector<Vec3> team_z;
     double team_dot = 0;
     run_team(threads, [&](auto& team) {
-      team_ic.factor(team, A, constrained);
-      const double d = team_ic.apply(team, r, team_z);
+      team_ic.factor(team, s.A, constrained);
+      const double d = team_ic.apply(team, s.r, team_z);
       if (team.thread() == 0) team_dot = d;
     });
     EXPECT_EQ(team_dot, dot) << threads;
-    for (int i = 0; i < n; ++i) EXPECT_EQ(team_z[i], z[i]) << threads << " " << i;
+    for (int i = 0; i < s.A.rows; ++i) EXPECT_EQ(team_z[i], z[i]) << threads << " " << i;
   }
 }
 
@@ -279,40 +293,31 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
     dv[i] = 0.1 * random_vec(rng);  // a warm start
   }
   const std::vector<Vec3> guess = dv;
-  ImplicitSolver solver;
-  const PcgResult res = solver.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 1, dv);
+  // A solve from the guess; on more than one thread with every loop forced parallel.
+  auto solve = [&](int min_split_rows, int threads, std::vector<Vec3>& x) {
+    ClothParallelTuning& tuning = cloth_parallel_tuning();
+    tuning.load_gate = threads == 1;
+    tuning.min_items = threads == 1 ? kMinParallelItems : 1;
+    ImplicitSolver solver(min_split_rows);
+    x = guess;
+    const PcgResult result = solver.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, threads, x);
+    tuning.load_gate = true;
+    tuning.min_items = kMinParallelItems;
+    return result;
+  };
+  const PcgResult res = solve(kIcholMinSplitRows, 1, dv);
   EXPECT_LT(res.relative_residual, 1e-12);
   // The same bits with the products forced onto 3 threads, chunk by chunk.
-  {
-    ClothParallelTuning& tuning = cloth_parallel_tuning();
-    tuning.load_gate = false;
-    tuning.min_items = 1;
-    std::vector<Vec3> dv3 = guess;
-    ImplicitSolver parallel;
-    const PcgResult res3 = parallel.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 3, dv3);
-    tuning.load_gate = true;
-    tuning.min_items = kMinParallelItems;
-    EXPECT_EQ(res3.iterations, res.iterations);
-    for (int i = 0; i < nv; ++i) EXPECT_EQ(dv3[i], dv[i]) << i;
-  }
+  std::vector<Vec3> dv3;
+  EXPECT_EQ(solve(kIcholMinSplitRows, 3, dv3).iterations, res.iterations);
+  for (int i = 0; i < nv; ++i) EXPECT_EQ(dv3[i], dv[i]) << i;
   // Split for two threads (block_ichol.h), which small systems are not by default: another
   // preconditioner, the same solution, and the same bits on a team of 3.
-  std::vector<Vec3> split_dv = guess;
-  {
-    ImplicitSolver split(/*min_split_rows=*/1);
-    const PcgResult split_res = split.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 1, split_dv);
-    EXPECT_LT(split_res.relative_residual, 1e-12);
-    ClothParallelTuning& tuning = cloth_parallel_tuning();
-    tuning.load_gate = false;
-    tuning.min_items = 1;
-    std::vector<Vec3> split_dv3 = guess;
-    ImplicitSolver split3(1);
-    const PcgResult split_res3 = split3.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, 3, split_dv3);
-    tuning.load_gate = true;
-    tuning.min_items = kMinParallelItems;
-    EXPECT_EQ(split_res3.iterations, split_res.iterations);
-    for (int i = 0; i < nv; ++i) EXPECT_EQ(split_dv3[i], split_dv[i]) << i;
-  }
+  std::vector<Vec3> split_dv, split_dv3;
+  const PcgResult split_res = solve(1, 1, split_dv);
+  EXPECT_LT(split_res.relative_residual, 1e-12);
+  EXPECT_EQ(solve(1, 3, split_dv3).iterations, split_res.iterations);
+  for (int i = 0; i < nv; ++i) EXPECT_EQ(split_dv3[i], split_dv[i]) << i;
   // Dense: dv_C = z_C, S_FF dv_F = b_F − S_FC z_C.
   std::vector<int> free;
   for (int i = 0; i < nv; ++i)

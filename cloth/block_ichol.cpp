@@ -7,33 +7,6 @@
 #include "collision/base/parallel.h"
 
 namespace impetus {
-namespace {
-
-// Breadth-first levels of the component of `start` (−1 elsewhere left untouched); returns the
-// vertex of the last level with the lowest index, and the number of levels.
-std::pair<int, int> bfs_levels(const BlockCsrMatrix& A, int start, std::vector<int>& level,
-                               std::vector<int>& queue) {
-  queue.clear();
-  queue.push_back(start);
-  level[start] = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const int v = queue[head];
-    for (int p = A.row_offsets[v]; p < A.row_offsets[v + 1]; ++p) {
-      const int w = A.cols[p];
-      if (level[w] < 0) {
-        level[w] = level[v] + 1;
-        queue.push_back(w);
-      }
-    }
-  }
-  const int last = level[queue.back()];
-  int farthest = queue.back();
-  for (int v : queue)
-    if (level[v] == last) farthest = std::min(farthest, v);
-  return {farthest, last + 1};
-}
-
-}  // namespace
 
 void BlockIncompleteCholesky::set_pattern(const BlockCsrMatrix& A) {
   const int n = A.rows;
@@ -42,39 +15,28 @@ void BlockIncompleteCholesky::set_pattern(const BlockCsrMatrix& A) {
   order_.resize(n);
   std::vector<int> part(n, 0);  // 0, 1: the halves; 2: the separator
   if (n >= min_split_rows_) {
-    // Level-structure bisection (George & Liu): per connected component (in order of its
-    // lowest vertex), levels of a breadth-first search from a pseudo-peripheral vertex (the
-    // farthest vertex of a search from the farthest vertex of a search from the lowest one).
-    // Components and levels in that order, the level at which half the vertices are reached
-    // is the separator: edges join only equal or adjacent levels, so the vertices before it
-    // and those after it share no edge.
-    std::vector<int> level(n, -1), queue, by_level;
-    std::vector<int> level_start;  // into by_level, per (component, level) in order
-    by_level.reserve(n);
-    for (int start = 0; start < n; ++start) {
-      if (level[start] >= 0) continue;
-      int root = start;
-      for (int round = 0; round < 2; ++round) {
-        const int farthest = bfs_levels(A, root, level, queue).first;
-        for (int v : queue) level[v] = -1;
-        root = farthest;
+    // The halves by vertex index; the separator, the lower half's vertices with a neighbour in
+    // the upper half (for a grid numbered row by row, one grid line). Unless the numbering is
+    // unfavourable: a separator of more than an eighth of the rows would leave little for the
+    // second thread, and the matrix is not split.
+    const int half = n / 2;
+    int separator = 0;
+    for (int v = 0; v < n; ++v) {
+      part[v] = v < half ? 0 : 1;
+      if (v >= half) continue;
+      for (int p = A.row_offsets[v]; p < A.row_offsets[v + 1]; ++p) {
+        if (A.cols[p] >= half) {
+          part[v] = 2;
+          ++separator;
+          break;
+        }
       }
-      const int levels = bfs_levels(A, root, level, queue).second;
-      std::vector<int> count(levels + 1, 0);
-      for (int v : queue) ++count[level[v] + 1];
-      for (int l = 0; l < levels; ++l) count[l + 1] += count[l];
-      const int base = static_cast<int>(by_level.size());
-      by_level.resize(base + queue.size());
-      for (int l = 0; l < levels; ++l) level_start.push_back(base + count[l]);
-      for (int v : queue) by_level[base + count[level[v]]++] = v;
     }
-    level_start.push_back(n);
-    std::size_t cut = 0;
-    while (level_start[cut + 1] <= n / 2) ++cut;
-    for (int p = 0; p < n; ++p) part[by_level[p]] = p < level_start[cut] ? 0 : p < level_start[cut + 1] ? 2 : 1;
+    if (separator > n / 8) std::fill(part.begin(), part.end(), 0);
   }
   // Positions: the first half in ascending vertex order, the second in descending order (so
-  // that each half is eliminated towards the separator, as the first is), the separator last.
+  // that each half is eliminated towards the separator), the separator last. Within each half
+  // the vertex order is kept, as unsplit matrices keep it.
   int position = 0;
   part_begin_[0] = 0;
   for (int v = 0; v < n; ++v)

@@ -7,7 +7,9 @@
 // solution with constrained vertices against a dense solve of the free part.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 
 #include <Eigen/Dense>
 
@@ -158,10 +160,10 @@ TEST(BlockIncompleteCholesky, SplitOrderIsExactOnAPathAndTheSameBitsOnAnyTeam) {
   const std::vector<char> constrained(s.A.rows, 0);
   BlockIncompleteCholesky ic(/*min_split_rows=*/1);
   ic.factor(s.A, constrained);
-  // Breadth-first levels of a path from its end are its vertices: the separator is the middle
-  // vertex, the halves the vertices on either side, each eliminated towards it.
-  EXPECT_EQ(ic.part_begin(), (std::array<int, 4>{0, 6, 11, 12}));
-  EXPECT_EQ(ic.order(), (std::vector<int>{0, 1, 2, 3, 4, 5, 11, 10, 9, 8, 7, 6}));
+  // The lower half 0–5 ends with vertex 5, the one that touches the upper half: it is the
+  // separator, and the halves 0–4 and 6–11 are eliminated towards it.
+  EXPECT_EQ(ic.part_begin(), (std::array<int, 4>{0, 5, 11, 12}));
+  EXPECT_EQ(ic.order(), (std::vector<int>{0, 1, 2, 3, 4, 11, 10, 9, 8, 7, 6, 5}));
   // Eliminated leaf by leaf towards the separator, a path has no fill: IC(0) is exact.
   std::vector<Vec3> z;
   const double dot = ic.apply(s.r, z);
@@ -181,15 +183,40 @@ TEST(BlockIncompleteCholesky, SplitOrderIsExactOnAPathAndTheSameBitsOnAnyTeam) {
   }
 }
 
-TEST(BlockIncompleteCholesky, TheHalvesOfAClothGridShareNoBlock) {
-  const int res = 40;  // 1,681 vertices: split by default
+// The block pattern of a res × res grid cloth, its vertices renumbered by `number` (identity
+// blocks on the diagonal).
+BlockCsrMatrix grid_pattern(int res, const std::vector<int>& number) {
   const ClothMesh mesh = make_grid_cloth({1, 1}, {res, res}, Vec3::Zero(), Quat::Identity());
   const int nv = static_cast<int>(mesh.vertices.size());
-  ASSERT_GE(nv, kIcholMinSplitRows);
-  const ClothTopology topology = ClothTopology::build(nv, mesh.triangles);
+  std::vector<std::array<int, 3>> triangles = mesh.triangles;
+  for (auto& t : triangles)
+    for (int& v : t) v = number[v];
+  const ClothTopology topology = ClothTopology::build(nv, triangles);
   BlockCsrMatrix A;
   A.set_pattern(nv, topology.neighbor_offsets, topology.neighbors);
   for (int i = 0; i < nv; ++i) A.blocks[A.diagonal[i]] = Mat3::Identity();
+  return A;
+}
+
+TEST(BlockIncompleteCholesky, AShuffledNumberingIsNotSplit) {
+  // Shuffled, the grid's lower half touches its upper half almost everywhere: no split.
+  std::vector<int> number(41 * 41);
+  std::iota(number.begin(), number.end(), 0);
+  std::mt19937_64 rng(12);
+  std::shuffle(number.begin(), number.end(), rng);
+  const BlockCsrMatrix A = grid_pattern(40, number);
+  BlockIncompleteCholesky ic;
+  ic.factor(A, std::vector<char>(A.rows, 0));
+  EXPECT_EQ(ic.part_begin(), (std::array<int, 4>{0, A.rows, A.rows, A.rows}));
+}
+
+TEST(BlockIncompleteCholesky, TheHalvesOfAClothGridShareNoBlock) {
+  const int res = 40;  // 1,681 vertices: split by default
+  std::vector<int> number((res + 1) * (res + 1));
+  std::iota(number.begin(), number.end(), 0);
+  const BlockCsrMatrix A = grid_pattern(res, number);
+  const int nv = A.rows;
+  ASSERT_GE(nv, kIcholMinSplitRows);
   BlockIncompleteCholesky ic;
   ic.factor(A, std::vector<char>(nv, 0));
   const std::array<int, 4>& parts = ic.part_begin();
@@ -200,11 +227,12 @@ TEST(BlockIncompleteCholesky, TheHalvesOfAClothGridShareNoBlock) {
   for (int i = 0; i < nv; ++i)
     for (int k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       EXPECT_FALSE(part[i] + part[A.cols[k]] == 1) << i << " " << A.cols[k];  // 0 beside 1
-  // Halves of nearly equal size; a separator of at most two grid lines.
+  // Halves of nearly equal size; a separator of one grid line (the row being split runs on in
+  // the row above it) and a vertex or two.
   EXPECT_GE(parts[1], nv * 2 / 5);
   EXPECT_GE(parts[2] - parts[1], nv * 2 / 5);
   EXPECT_GT(parts[3] - parts[2], 0);
-  EXPECT_LE(parts[3] - parts[2], 2 * (res + 1));
+  EXPECT_LE(parts[3] - parts[2], res + 3);
 }
 
 // A small hanging-cloth system at a random state: the blocks and right-hand side of

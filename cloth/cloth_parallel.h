@@ -94,6 +94,25 @@ void cloth_parallel_for_from(std::ptrdiff_t min_items, std::ptrdiff_t n, int thr
   });
 }
 
+/// body(i) for i in [0, n) when the cost per index varies along the range (candidate pairs:
+/// most fail a box test, those that pass cluster): chunks go to whichever thread is free, not a
+/// contiguous half of them to each thread.
+template <class Body>
+void cloth_parallel_for_uneven(std::ptrdiff_t n, int threads, Body&& body) {
+  const std::ptrdiff_t chunks = (n + kChunkSize - 1) / kChunkSize;
+  const bool small = n < cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
+  const int t = threads == 1 || small || chunks < 2 ? 1 : cloth_usable_threads(threads);
+  if (t == 1) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(t)
+  for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+    const std::ptrdiff_t end = (c + 1) * kChunkSize < n ? (c + 1) * kChunkSize : n;
+    for (std::ptrdiff_t i = c * kChunkSize; i < end; ++i) body(i);
+  }
+}
+
 /// body(i) for i in [0, n), always on the calling thread (cheap loops: a parallel region would
 /// cost more than the loop).
 template <class Body>

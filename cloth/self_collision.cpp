@@ -215,7 +215,7 @@ void SelfCollision::test_pairs(const std::vector<PrimitivePair>& pairs, const st
   // sizes, and shrinking then growing again default-constructs every new slot each step.
   if (static_cast<std::ptrdiff_t>(slots.size()) < n) slots.resize(n);
   flags.assign(n, 0);
-  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+  cloth_parallel_for_uneven(n, threads, [&](std::ptrdiff_t i) {
     const PrimitivePair& pp = pairs[i];
     if (changed) {
       // Later passes: only pairs with a vertex moved by the previous pass.
@@ -340,8 +340,9 @@ void SelfCollision::proximity_pass(const std::vector<Vec3>& x0, std::vector<Vec3
     flags_[i] = 1;
   };
   // The same test as Aabb::inflated(thickness).overlaps, per axis: lo − r ≤ q ≤ hi + r for the
-  // vertex, lo₁ − r ≤ hi₂ and lo₂ ≤ hi₁ + r for two edges.
-  cloth_parallel_for(n, s.threads, [&](std::ptrdiff_t i) {
+  // vertex, lo₁ − r ≤ hi₂ and lo₂ ≤ hi₁ + r for two edges. The pairs that pass it cluster (the
+  // near orphans, listed last, mostly do), so the chunks are handed out as threads get free.
+  cloth_parallel_for_uneven(n, s.threads, [&](std::ptrdiff_t i) {
     const PrimitivePair& pp = pair_at(i);
     if (pp.kind == PrimitivePair::kVertexTriangle) {
       const auto& tri = topo.triangles[pp.b];
@@ -591,7 +592,7 @@ int SelfCollision::count_intersections(const std::vector<Vec3>& x, double thickn
   const auto& tp = static_traversal_.triangle_pairs;
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(tp.size());
   flags_.assign(n, 0);
-  cloth_parallel_for(n, threads, [&](std::ptrdiff_t i) {
+  cloth_parallel_for_uneven(n, threads, [&](std::ptrdiff_t i) {
     const auto& a = topo.triangles[tp[i][0]];
     const auto& b = topo.triangles[tp[i][1]];
     Aabb ba, bb;

@@ -253,7 +253,9 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     }
   });
   rhs.resize(nv);
-  cloth_serial_for(nv, [&](std::ptrdiff_t i) {
+  // Each vertex gathers its own right-hand side (and below adds its own bending row): in
+  // parallel, the same sums in the same order.
+  cloth_parallel_for(nv, threads, [&](std::ptrdiff_t i) {
     Vec3 sum = h * mass_[i] * gravity;
     for (int s = vertex_offsets_[i]; s < vertex_offsets_[i + 1]; ++s) {
       const int src = vertex_sources_[s];
@@ -267,7 +269,7 @@ void ClothModel::assemble(const std::vector<Vec3>& x, const std::vector<Vec3>& v
     y.resize(nv);
     const double c = params_.damping + h;
     cloth_serial_for(nv, [&](std::ptrdiff_t i) { y[i] = x[i] + c * v[i]; });
-    bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, 1);
+    bend_q_.multiply_add(-h * params_.bend_stiffness, y, rhs, threads);
   }
 }
 

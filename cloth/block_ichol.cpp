@@ -10,8 +10,7 @@ namespace impetus {
 
 void BlockIncompleteCholesky::set_pattern(const BlockCsrMatrix& A) {
   const int n = A.rows;
-  pattern_offsets_ = A.row_offsets;
-  pattern_cols_ = A.cols;
+  pattern_id_ = A.pattern_id;
   order_.resize(n);
   std::vector<int> part(n, 0);  // 0, 1: the halves; 2: the separator
   if (n >= min_split_rows_) {
@@ -141,7 +140,7 @@ template <class Team>
 void BlockIncompleteCholesky::factor(Team& team, const BlockCsrMatrix& A,
                                      const std::vector<char>& constrained) {
   team.single([&] {
-    if (A.row_offsets != pattern_offsets_ || A.cols != pattern_cols_) set_pattern(A);
+    if (A.pattern_id != pattern_id_) set_pattern(A);
     const int n = A.rows;
     for (int p = 0; p < n; ++p) constrained_[p] = constrained[order_[p]];
     std::fill(compensation_.begin(), compensation_.end(), 0.0);

@@ -36,6 +36,7 @@
 // stretched 6% at the end of a typical step (mean over the run) against 2.7% in vertex order;
 // the index split gives 2.5–2.8% over four perturbed runs, as vertex order does.
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "cloth/block_sparse.h"
@@ -78,7 +79,7 @@ class BlockIncompleteCholesky {
   double backward_rows(const std::vector<Vec3>& r, std::vector<Vec3>& z, int part);
 
   int min_split_rows_;
-  std::vector<int> pattern_offsets_, pattern_cols_;  // the pattern the order was made for
+  std::uint64_t pattern_id_ = 0;  // BlockCsrMatrix::pattern_id the order was made for
   std::vector<int> order_;                           // position → vertex
   std::array<int, 4> part_begin_{0, 0, 0, 0};
   // The permuted matrix's pattern (positions), and where each block comes from in A.

@@ -1,6 +1,7 @@
 #include "cloth/block_sparse.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "cloth/cloth_parallel.h"
 
@@ -24,6 +25,8 @@ void BlockCsrMatrix::set_pattern(int n, const std::vector<int>& neighbor_offsets
     row_offsets[i + 1] = static_cast<int>(cols.size());
   }
   blocks.assign(cols.size(), Mat3::Zero());
+  static std::atomic<std::uint64_t> patterns_set{0};
+  pattern_id = ++patterns_set;
 }
 
 int BlockCsrMatrix::find(int i, int j) const {

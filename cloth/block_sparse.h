@@ -4,6 +4,7 @@
 // Hessian, whose 2-ring pattern would triple the block storage). Products run in parallel over
 // rows, each row writing its own slot; dot products sum fixed-size chunks and then the chunk
 // sums in order, so results do not depend on the thread count.
+#include <cstdint>
 #include <vector>
 
 #include "collision/base/math.h"
@@ -16,6 +17,10 @@ struct BlockCsrMatrix {
   std::vector<int> cols;         // sorted within each row
   std::vector<int> diagonal;     // index of block (i, i)
   std::vector<Mat3> blocks;
+  // Names this pattern among all patterns set in the process (0: none yet), so that what is
+  // derived from a pattern (block_ichol.h's order) can tell it is still current. Change the
+  // pattern only through set_pattern.
+  std::uint64_t pattern_id = 0;
 
   /// Pattern from sorted neighbour lists (the diagonal is added).
   void set_pattern(int n, const std::vector<int>& neighbor_offsets, const std::vector<int>& neighbors);

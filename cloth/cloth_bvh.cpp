@@ -485,13 +485,10 @@ constexpr int kMinSplitTriangles = 2048;
 
 void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec3>* x0,
                         const std::vector<Vec3>* u, Traversal& out, int threads) const {
-  out.triangle_pairs.clear();
-  out.orphan_nodes.clear();
-  out.culled_nodes = 0;
-  out.culled_pairs = 0;
+  out.clear();
   if (nodes_.empty()) return;
   const int triangles = static_cast<int>(leaf_of_triangle_.size());
-  const int team_threads = threads == 1 || triangles < kMinSplitTriangles ? 1 : cloth_usable_threads(threads);
+  const int team_threads = cloth_threads_for(triangles, threads, kMinSplitTriangles);
   Walk walk{use_cones, only_changed, x0, u, &scratch_[0], &out};
   if (team_threads == 1) {
     if (!use_cones && !only_changed) {
@@ -520,10 +517,7 @@ void ClothBvh::traverse(bool use_cones, bool only_changed, const std::vector<Vec
     mine.scratch = &scratch_[team.thread()];
     team.for_dynamic(task_count, [&](std::ptrdiff_t k) {
       Traversal& part = task_out_[k];
-      part.triangle_pairs.clear();
-      part.orphan_nodes.clear();
-      part.culled_nodes = 0;
-      part.culled_pairs = 0;
+      part.clear();
       mine.out = &part;
       run_task(tasks_[k], mine);
     });

@@ -69,6 +69,12 @@ class ClothBvh {
     std::vector<int> orphan_nodes;                   // nodes whose orphan pairs must be tested
     long long culled_nodes = 0;
     long long culled_pairs = 0;  // adjacent node pairs culled by their union's cone + contour
+    void clear() {
+      triangle_pairs.clear();
+      orphan_nodes.clear();
+      culled_nodes = 0;
+      culled_pairs = 0;
+    }
   };
   /// Self-collision traversal. `use_cones`: cull by cone + contour (needs refit_swept with a
   /// cone mode and the same x0, u). `only_changed`: skip node pairs without changed vertices.

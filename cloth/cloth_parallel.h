@@ -50,14 +50,20 @@ inline int cloth_usable_threads(int threads) {
   return usable_threads(threads);
 }
 
+/// Threads for work of n items that goes parallel from `min_items` (or fewer when a test
+/// lowered the tuning's min_items): 1 below that, else cloth_usable_threads(threads).
+inline int cloth_threads_for(std::ptrdiff_t n, int threads, std::ptrdiff_t min_items) {
+  const std::ptrdiff_t tuned = cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
+  if (threads == 1 || n < (tuned < min_items ? tuned : min_items)) return 1;
+  return cloth_usable_threads(threads);
+}
+
 /// body(chunk, begin, end) for the chunks of [0, n); in parallel from `min_items` indices
-/// (or fewer when a test lowered the tuning's min_items).
+/// (cloth_threads_for).
 template <class Body>
 void for_each_chunk_from(std::ptrdiff_t min_items, std::ptrdiff_t n, int threads, Body&& body) {
   const std::ptrdiff_t chunks = (n + kChunkSize - 1) / kChunkSize;
-  const std::ptrdiff_t tuned = cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
-  const bool small = n < (tuned < min_items ? tuned : min_items);
-  const int t = threads == 1 || small || chunks < 2 ? 1 : cloth_usable_threads(threads);
+  const int t = chunks < 2 ? 1 : cloth_threads_for(n, threads, min_items);
   if (t == 1) {
     for (std::ptrdiff_t c = 0; c < chunks; ++c) {
       const std::ptrdiff_t begin = c * kChunkSize;
@@ -100,8 +106,7 @@ void cloth_parallel_for_from(std::ptrdiff_t min_items, std::ptrdiff_t n, int thr
 template <class Body>
 void cloth_parallel_for_uneven(std::ptrdiff_t n, int threads, Body&& body) {
   const std::ptrdiff_t chunks = (n + kChunkSize - 1) / kChunkSize;
-  const bool small = n < cloth_parallel_tuning().min_items.load(std::memory_order_relaxed);
-  const int t = threads == 1 || small || chunks < 2 ? 1 : cloth_usable_threads(threads);
+  const int t = chunks < 2 ? 1 : cloth_threads_for(n, threads, kMinParallelItems);
   if (t == 1) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;

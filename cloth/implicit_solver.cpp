@@ -224,9 +224,7 @@ PcgResult ImplicitSolver::solve(const BlockCsrMatrix& blocks, const ScalarCsrMat
   q_.resize(n);
   s_.resize(n);
   dv.resize(n);
-  const std::ptrdiff_t min_rows =
-      std::min<std::ptrdiff_t>(kMinParallelSolveRows, cloth_parallel_tuning().min_items.load(std::memory_order_relaxed));
-  const int team_threads = threads == 1 || n < min_rows ? 1 : cloth_usable_threads(threads);
+  const int team_threads = cloth_threads_for(n, threads, kMinParallelSolveRows);
   const System system{blocks, bending, bending_coefficient, b, constrained, z, tolerance, absolute_floor, max_iterations};
   PcgResult result;
   run_team(team_threads, [&](auto& team) {

@@ -30,6 +30,31 @@ int IslandBlockSolver::local_index(int body) const {
   return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
 }
 
+void IslandBlockSolver::fit(const Island& island) {
+  const int size = static_cast<int>(island.bodies.size() + island.contacts.size() + island.joints.size());
+  if (largest_island_ > kKeptIslandSize && largest_island_ > 4 * size) release_memory();
+  largest_island_ = std::max(largest_island_, size);
+  idle_steps_ = 0;
+}
+
+void IslandBlockSolver::idle() {
+  if (largest_island_ > 0 && ++idle_steps_ > kIdleStepsKept) release_memory();
+}
+
+void IslandBlockSolver::release_memory() {
+  // The caches dropped (structure, ordering, symbolic count, elimination program) are remade
+  // from the island's structure on its next solve, with the same results (state hashes of the
+  // bench scenes unchanged); fit() frees only when the island is not the last step's anyway.
+  IslandBlockSolver fresh;
+  fresh.expected_passes_ = expected_passes_;
+  fresh.exact_failures_ = exact_failures_;
+  fresh.exact_wait_ = exact_wait_;
+  fresh.costly_verdict_steps_ = costly_verdict_steps_;
+  fresh.costly_contact_blocks_ = costly_contact_blocks_;
+  fresh.costly_estimate_ = costly_estimate_;
+  *this = std::move(fresh);
+}
+
 Vec3 IslandBlockSolver::block_velocity(const ConstraintBlock& b,
                                        const std::vector<RigidBodySim>& bodies) const {
   Vec3 v = Vec3::Zero();
@@ -752,42 +777,36 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
   for (int i = 0; i < nc; ++i) w.position[w.rows[2 * nb + i] - 2 * nb] = i;
   // Later neighbours (by elimination position) in the Schur complement graph: a pivot only
   // ever needs the neighbours still there when it is eliminated, so earlier ones are never
-  // stored. The lists keep their capacity between steps (cleared, never freed): fill-in grows
-  // them in place. Repeats are removed with a mark per position rather than by sorting (this
-  // count is a serial part of a pile's step, up to about 1 ms when it runs near its cap).
-  if (static_cast<int>(w.adjacent.size()) < nc) w.adjacent.resize(nc);
-  for (int p = 0; p < nc; ++p) w.adjacent[p].clear();
+  // stored. The lists share one pool (dynamics/pooled_lists.h) that keeps its capacity between
+  // steps: fill-in grows it in place. Repeats are removed with a mark per position rather than
+  // by sorting (this count is a serial part of a pile's step, up to about 1 ms when it runs
+  // near its cap).
+  w.adjacent.reset(nc);
   for (int l = 0; l < nb; ++l) {
     for (int i = w.body_block_start[l]; i < w.body_block_start[l + 1]; ++i) {
       const int pi = w.position[w.body_block_list[i]];
       for (int j = w.body_block_start[l]; j < w.body_block_start[l + 1]; ++j) {
         const int pj = w.position[w.body_block_list[j]];
-        if (pj > pi) w.adjacent[pi].push_back(pj);
+        if (pj > pi) w.adjacent.push(pi, pj);
       }
     }
   }
   w.mark.assign(nc, -1);
   for (int p = 0; p < nc; ++p) {
-    std::vector<int>& mine = w.adjacent[p];
-    size_t kept = 0;
-    for (const int q : mine) {
-      if (w.mark[q] == p) continue;
+    const long long m = w.adjacent.filter(p, [&](int q) {
+      if (w.mark[q] == p) return false;
       w.mark[q] = p;
-      mine[kept++] = q;
-    }
-    mine.resize(kept);
-    const long long m = static_cast<long long>(mine.size());
+      return true;
+    });
     ops += m * (m + 1);
     if (cap > 0 && ops > cap) return ops;
     // Fill-in: the remaining neighbours become each other's neighbours; each list only
     // receives the ones eliminated after its own pivot.
-    for (const int q : mine) {
-      std::vector<int>& theirs = w.adjacent[q];
-      for (const int r : mine) {
-        if (r > q) theirs.push_back(r);
-      }
-    }
-    mine.clear();
+    w.adjacent.for_each(p, [&](int q) {
+      w.adjacent.for_each(p, [&](int r) {
+        if (r > q) w.adjacent.push(q, r);
+      });
+    });
   }
   return ops;
 }

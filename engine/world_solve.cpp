@@ -166,6 +166,9 @@ void World::Impl::solve_contacts(double h) {
   build_awake_islands(islands);
   islands_built_at = wake_count;
   if (island_solvers.size() < islands.size()) island_solvers.resize(islands.size());
+  // Solvers free their buffers when long without an island (fewer islands than before: a pile
+  // merging) or when their island is much smaller (IslandBlockSolver::idle and ::fit).
+  for (size_t i = islands.size(); i < island_solvers.size(); ++i) island_solvers[i].idle();
   island_info.assign(islands.size(), IslandSolveInfo{});
   const double restitution_threshold = block_settings.restitution_threshold;
   // Islands big enough for parallel sweeps of their own (graph-coloured) run one after another
@@ -178,6 +181,7 @@ void World::Impl::solve_contacts(double h) {
     });
     BlockSolverSettings settings = block_settings;
     settings.threads = threads;
+    island_solvers[i].fit(islands[i]);
     island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,
                                                         settings);
   };

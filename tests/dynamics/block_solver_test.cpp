@@ -190,6 +190,49 @@ TEST(BlockSolverCost, ASolverKeepsWhatItKnowsOfAStructureOnlyWhileTheStructureRe
   EXPECT_EQ(reused.estimate_exact_ops(0), fresh.estimate_exact_ops(0));
 }
 
+TEST(BlockSolverMemory, ASolverFreesABigIslandsBuffersForAMuchSmallerOneAndSolvesItAsAFreshSolver) {
+  // The world hands islands to solvers by their place in the island list: a solver that once
+  // held a pile must not keep its buffers for the small islands it gets afterwards, nor for
+  // the steps it has none; and freeing them must change no result.
+  BlockSolverSettings settings;
+  auto solve = [&](IslandBlockSolver& solver, Problem p) {
+    p.prepare(1e-3);
+    const Island island = p.island();
+    solver.fit(island);
+    solver.solve_velocities(island, p.bodies, p.contacts, p.joints, 1e-3, settings);
+    return p;
+  };
+  const Problem big = lattice(7, 0.5), small = star(12);
+  IslandBlockSolver fresh;
+  const Problem expected = solve(fresh, small);
+  IslandBlockSolver solver;
+  solve(solver, big);
+  const std::size_t big_capacity = solver.block_capacity();
+  EXPECT_GE(big_capacity, big.contacts.size());
+  solver.fit(small.island());
+  EXPECT_EQ(solver.block_capacity(), 0u);
+  const Problem got = solve(solver, small);
+  for (std::size_t i = 0; i < got.bodies.size(); ++i) {
+    EXPECT_EQ(got.bodies[i].v, expected.bodies[i].v) << "body " << i;
+    EXPECT_EQ(got.bodies[i].w, expected.bodies[i].w) << "body " << i;
+  }
+  // An island a little smaller keeps the buffers (islands waver from step to step).
+  IslandBlockSolver steady;
+  solve(steady, big);
+  Problem smaller = big;
+  smaller.contacts.resize(big.contacts.size() / 2);
+  solve(steady, smaller);
+  EXPECT_EQ(steady.block_capacity(), big_capacity);
+  // A solver without an island keeps its buffers for a few steps, then frees them.
+  int steps_kept = 0;
+  while (steady.block_capacity() > 0 && steps_kept < 100) {
+    steady.idle();
+    ++steps_kept;
+  }
+  EXPECT_GT(steps_kept, 1);
+  EXPECT_LT(steps_kept, 100);
+}
+
 TEST(BlockSolverCost, AutoPicksExactForChainsAndIterativeForBigContactLattices) {
   BlockSolverSettings settings;  // Auto
   {

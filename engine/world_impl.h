@@ -22,6 +22,7 @@
 #include "dynamics/rigid_body.h"
 #include "dynamics/sequential_impulse_solver.h"
 #include "engine/dense_ids.h"
+#include "engine/warm_start.h"
 #include "engine/world.h"
 
 namespace impetus {
@@ -65,34 +66,6 @@ inline constexpr int kCcdMaxIterations = 100;
 /// steps within round-off of zero, on either side, and must not flicker between touching and
 /// not.
 inline constexpr double kTouchingDistance = 1e-6;
-
-/// Warm-start key of a contact point: (pair, feature) → 64 bits, 22 bits per body index, 20 bits
-/// of feature. Feature ids are folded so distinct features of one pair rarely collide; a
-/// collision only degrades warm starting.
-inline std::uint64_t contact_key(int a, int b, std::uint32_t feature) {
-  std::uint64_t f = (feature ^ (feature >> 20)) & 0xFFFFFu;
-  return (static_cast<std::uint64_t>(a) << 42) | (static_cast<std::uint64_t>(b) << 20) | f;
-}
-/// True when the contact_key names body `body` as either of its two bodies.
-inline bool contact_key_has_body(std::uint64_t key, int body) {
-  const auto index = static_cast<std::uint64_t>(body);
-  return (key >> 42) == index || ((key >> 20) & 0x3FFFFFu) == index;
-}
-
-/// Warm-start record of one contact point, keyed by (pair, feature).
-struct CachedImpulse {
-  std::uint64_t key = 0;
-  double normal = 0;
-  double tangent[2] = {0, 0};
-  std::uint8_t mode = 1;
-  std::uint32_t order = 0;  // position before sorting: equal keys keep it (sort_warm_cache)
-  bool operator<(const CachedImpulse& other) const { return key < other.key; }
-};
-
-/// Sorts by key, equal keys in their present order, as std::stable_sort would but without its
-/// temporary buffer (a heap allocation every step): the lookups then pick the same entry on
-/// every run.
-void sort_warm_cache(std::vector<CachedImpulse>& cache);
 
 struct World::Impl {
   WorldDef def;

@@ -216,11 +216,7 @@ void World::Impl::update_sleep() {
           const ContactConstraint& c = contacts[k];
           SleptImpulse s;
           s.island = label;
-          s.impulse.key = c.key;
-          s.impulse.normal = c.normal_impulse;
-          s.impulse.tangent[0] = c.tangent_impulse[0];
-          s.impulse.tangent[1] = c.tangent_impulse[1];
-          s.impulse.mode = c.mode;
+          s.impulse = cached_impulse(c);
           slept_impulses.push_back(s);
         }
       }

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "collision/base/nearly_sorted.h"
 #include "collision/base/parallel.h"
 #include "dynamics/constraint_rows.h"
 #include "engine/world_impl.h"
@@ -60,11 +59,13 @@ void World::Impl::build_contacts() {
     const double restitution = std::max(ma.restitution, mb.restitution);
     const double slop = contact_slop(a, b);
     // A pair's keys share their leading bits (contact_key): one search finds where the pair's
-    // records start, and each point scans on from there to its own, the entry the search for
-    // its key would find. A search per point was 3% of pile_boxes_1k's step (four per box pair).
+    // records start (a search per point was 3% of pile_boxes_1k's step, four per box pair).
     CachedImpulse pair_probe;
     pair_probe.key = contact_key(a, b, 0);
     const auto pair_first = std::lower_bound(warm_cache.begin(), warm_cache.end(), pair_probe);
+    auto pair_end = pair_first;
+    while (pair_end != warm_cache.end() && contact_key_same_pair(pair_end->key, pair_probe.key)) ++pair_end;
+    ContactConstraint* out = contacts.data() + contact_offsets[k];
     for (int p = 0; p < count; ++p) {
       const ContactPoint& cp = m.points[p];
       ContactConstraint c;
@@ -80,17 +81,11 @@ void World::Impl::build_contacts() {
       c.friction = friction;
       c.restitution = restitution;
       c.slop = slop;
-      // Warm start from the same (pair, feature) of the previous step.
-      auto it = pair_first;
-      while (it != warm_cache.end() && it->key < c.key) ++it;
-      if (it != warm_cache.end() && it->key == c.key) {
-        c.normal_impulse = it->normal;
-        c.tangent_impulse[0] = it->tangent[0];
-        c.tangent_impulse[1] = it->tangent[1];
-        c.mode = it->mode;
-      }
-      contacts[contact_offsets[k] + p] = c;
+      out[p] = c;
     }
+    const double reach = kWarmMatchFraction * std::min(smallest_sizes[a], smallest_sizes[b]);
+    warm_start_pair(warm_cache.data() + (pair_first - warm_cache.begin()),
+                    warm_cache.data() + (pair_end - warm_cache.begin()), reach, out, count);
   });
 }
 
@@ -235,27 +230,8 @@ void World::Impl::measure_joint_errors() {
 void World::Impl::store_warm_start() {
   warm_cache.clear();
   warm_cache.reserve(contacts.size());
-  for (const ContactConstraint& c : contacts) {
-    CachedImpulse entry;
-    entry.key = c.key;
-    entry.normal = c.normal_impulse;
-    entry.tangent[0] = c.tangent_impulse[0];
-    entry.tangent[1] = c.tangent_impulse[1];
-    entry.mode = c.mode;
-    warm_cache.push_back(entry);
-  }
+  for (const ContactConstraint& c : contacts) warm_cache.push_back(cached_impulse(c));
   sort_warm_cache(warm_cache);
-}
-
-void sort_warm_cache(std::vector<CachedImpulse>& cache) {
-  for (std::size_t i = 0; i < cache.size(); ++i) cache[i].order = static_cast<std::uint32_t>(i);
-  auto before = [](const CachedImpulse& a, const CachedImpulse& b) {
-    return a.key != b.key ? a.key < b.key : a.order < b.order;
-  };
-  // The step's contacts come pair by pair in pair order, and a key leads with its pair, so
-  // only a pair's few points can be out of order (std::sort was a serial 1% of
-  // pile_spheres_1k's step). (key, order) is a total order.
-  sort_nearly_sorted(cache.begin(), cache.end(), before, 4);
 }
 
 }  // namespace impetus

@@ -1,4 +1,4 @@
-// sort_warm_cache (engine/world_solve.cpp) orders the warm-start records by key, equal keys in
+// sort_warm_cache (engine/warm_start.cpp) orders the warm-start records by key, equal keys in
 // their present order, with an insertion sort that hands over to std::sort past a budget of
 // moves. Reference: std::stable_sort by key alone, which is that order by definition. Each
 // record carries its input position in `normal`, so the test sees where every record went.

@@ -45,14 +45,9 @@ void IslandBlockSolver::release_memory() {
   // The caches dropped (structure, ordering, symbolic count, elimination program) are remade
   // from the island's structure on its next solve, with the same results (state hashes of the
   // bench scenes unchanged); fit() frees only when the island is not the last step's anyway.
-  IslandBlockSolver fresh;
-  fresh.expected_passes_ = expected_passes_;
-  fresh.exact_failures_ = exact_failures_;
-  fresh.exact_wait_ = exact_wait_;
-  fresh.costly_verdict_steps_ = costly_verdict_steps_;
-  fresh.costly_contact_blocks_ = costly_contact_blocks_;
-  fresh.costly_estimate_ = costly_estimate_;
-  *this = std::move(fresh);
+  const MethodHistory kept = history_;
+  *this = IslandBlockSolver();
+  history_ = kept;
 }
 
 Vec3 IslandBlockSolver::block_velocity(const ConstraintBlock& b,
@@ -628,12 +623,12 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     exact_ = solved && !info.fell_back;
     info.exact = solved;
     if (exact_) {
-      expected_passes_ = info.active_set_iterations;
-      exact_failures_ = 0;
+      history_.expected_passes = info.active_set_iterations;
+      history_.exact_failures = 0;
     } else {
-      exact_failures_ = std::min(exact_failures_ + 1, kMaxExactBackoffDoublings);
-      exact_wait_ = (1 << exact_failures_) - 1;
-      expected_passes_ = std::max(2.0 * expected_passes_,
+      history_.exact_failures = std::min(history_.exact_failures + 1, kMaxExactBackoffDoublings);
+      history_.exact_wait = (1 << history_.exact_failures) - 1;
+      history_.expected_passes = std::max(2.0 * history_.expected_passes,
                                   static_cast<double>(settings.max_active_set_iterations));
     }
   }
@@ -689,16 +684,16 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, Island
   // the island waits before the next attempt, twice as long after every further failure:
   // resting piles whose small islands cycle between sticking and sliding stop paying for it
   // (pile_boxes_1k: about 2 ms of a 10 ms step), while stacks, which succeed, never wait.
-  const bool backing_off = settings.method == BlockMethod::Auto && exact_wait_ > 0;
-  if (backing_off) --exact_wait_;
+  const bool backing_off = settings.method == BlockMethod::Auto && history_.exact_wait > 0;
+  if (backing_off) --history_.exact_wait;
   if (settings.method == BlockMethod::Auto && !backing_off &&
       (settings.max_exact_contacts < 0 || contact_blocks <= settings.max_exact_contacts)) {
     // Unilateral rows (contacts, limits) need several active-set passes, as many as this
     // island needed last time (islands keep their solver while their smallest body is the
     // same); an island that did not settle is retried only after the estimate has decayed.
     const double floor_passes = unilateral ? 2.0 : 1.0;
-    expected_passes_ = std::max(expected_passes_, floor_passes);
-    const long long passes = static_cast<long long>(std::ceil(expected_passes_));
+    history_.expected_passes = std::max(history_.expected_passes, floor_passes);
+    const long long passes = static_cast<long long>(std::ceil(history_.expected_passes));
     // The symbolic elimination of a big loopy island (a pile) costs about a tenth of its step
     // (pile_spheres_1k: 0.6 of 5.2 ms) only to find again that elimination fills in. Its count
     // (a lower bound when it stopped at its cap) is reused for kCostlyVerdictSteps steps while
@@ -707,22 +702,22 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, Island
     constexpr int kCostlyVerdictSteps = 8;
     const bool big = contact_blocks > settings.always_exact_contacts;
     const long long cap = info.iterative_ops / passes + 1;
-    const bool verdict_stands = big && costly_verdict_steps_ > 0 &&
-                                16 * std::abs(contact_blocks - costly_contact_blocks_) <= costly_contact_blocks_ &&
-                                costly_estimate_ > cap;
+    const bool verdict_stands = big && history_.costly_verdict_steps > 0 &&
+                                16 * std::abs(contact_blocks - history_.costly_contact_blocks) <= history_.costly_contact_blocks &&
+                                history_.costly_estimate > cap;
     if (verdict_stands) {
-      --costly_verdict_steps_;
-      info.estimated_exact_ops = costly_estimate_;
+      --history_.costly_verdict_steps;
+      info.estimated_exact_ops = history_.costly_estimate;
       exact_allowed = false;
     } else {
       info.estimated_exact_ops = structure_estimate(cap);
       exact_allowed = info.estimated_exact_ops * passes <= info.iterative_ops ||
-                      (!big && expected_passes_ <= 0.5 * settings.max_active_set_iterations);
-      costly_verdict_steps_ = big && !exact_allowed ? kCostlyVerdictSteps : 0;
-      costly_contact_blocks_ = contact_blocks;
-      costly_estimate_ = info.estimated_exact_ops;
+                      (!big && history_.expected_passes <= 0.5 * settings.max_active_set_iterations);
+      history_.costly_verdict_steps = big && !exact_allowed ? kCostlyVerdictSteps : 0;
+      history_.costly_contact_blocks = contact_blocks;
+      history_.costly_estimate = info.estimated_exact_ops;
     }
-    if (!exact_allowed) expected_passes_ = std::max(floor_passes, 0.9 * expected_passes_);
+    if (!exact_allowed) history_.expected_passes = std::max(floor_passes, 0.9 * history_.expected_passes);
   }
   return exact_allowed;
 }

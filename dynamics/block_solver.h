@@ -295,15 +295,19 @@ class IslandBlockSolver {
   BlockSparseLu lu_;
   bool exact_ = false;
   bool iter_prepared_ = false;  // iter_ holds this step's blocks
-  double expected_passes_ = 2;  // active-set passes the next exact solve is expected to need
-  int exact_failures_ = 0;      // consecutive failed exact attempts (Auto method)
-  int exact_wait_ = 0;          // steps left before the next exact attempt (Auto method)
-  // A big island whose symbolic count came out above its cap reuses that count for a few steps
-  // while its contact count stays within 1/16 and the count still exceeds the cap
-  // (solve_velocities).
-  int costly_verdict_steps_ = 0;
-  int costly_contact_blocks_ = 0;
-  long long costly_estimate_ = 0;
+  // What the method choice learnt from this island's earlier steps: the one state that
+  // release_memory() keeps.
+  struct MethodHistory {
+    double expected_passes = 2;  // active-set passes the next exact solve is expected to need
+    int exact_failures = 0;      // consecutive failed exact attempts (Auto method)
+    int exact_wait = 0;          // steps left before the next exact attempt (Auto method)
+    // A big island whose symbolic count came out above its cap reuses that count for a few
+    // steps while its contact count stays within 1/16 and the count still exceeds the cap
+    // (solve_velocities).
+    int costly_verdict_steps = 0;
+    int costly_contact_blocks = 0;
+    long long costly_estimate = 0;
+  } history_;
   // Bodies + contacts + joints of the largest island solved since the buffers were last freed;
   // islands up to kKeptIslandSize keep theirs whatever follows (small, and often back).
   int largest_island_ = 0;

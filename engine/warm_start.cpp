@@ -19,7 +19,6 @@ void sort_warm_cache(std::vector<CachedImpulse>& cache) {
 
 void warm_start_pair(const CachedImpulse* first, const CachedImpulse* end, double reach,
                      ContactConstraint* points, int count) {
-  const auto records = end - first;
   // Records taken by a point (a manifold has at most 8 points; records past 64 are not taken).
   std::uint64_t claimed = 0;
   auto is_claimed = [&](const CachedImpulse* r) {
@@ -34,7 +33,7 @@ void warm_start_pair(const CachedImpulse* first, const CachedImpulse* end, doubl
     c.tangent_impulse[1] = r->tangent[1];
     c.mode = r->mode;
   };
-  std::uint32_t unmatched = 0;  // points without a record of their own key (bit p)
+  std::uint32_t unmatched = 0;  // points without a record of their own key (bit p < 32)
   for (int p = 0; p < count; ++p) {
     ContactConstraint& c = points[p];
     // Records are sorted by key: the first one not below the point's key.
@@ -43,7 +42,7 @@ void warm_start_pair(const CachedImpulse* first, const CachedImpulse* end, doubl
     if (r != end && r->key == c.key) claim(r, c);
     else unmatched |= std::uint32_t{1} << p;
   }
-  if (unmatched == 0 || records == 0) return;
+  if (unmatched == 0 || first == end) return;
   for (int p = 0; p < count; ++p) {
     if (((unmatched >> p) & 1) == 0) continue;
     ContactConstraint& c = points[p];

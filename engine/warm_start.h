@@ -70,6 +70,8 @@ inline constexpr double kWarmMatchNormalCos = 0.9;
 /// of touching pairs in pile_boxes_1k), and a loaded point that starts from zero takes many
 /// sweeps to carry its load again. The taken record's friction impulse is turned into the
 /// point's own tangent basis.
+/// `count` ≤ kMaxWarmStartPoints.
+inline constexpr int kMaxWarmStartPoints = 32;
 void warm_start_pair(const CachedImpulse* first, const CachedImpulse* end, double reach,
                      ContactConstraint* points, int count);
 

@@ -36,6 +36,8 @@ double World::Impl::contact_slop(int a, int b) const {
   return std::min(solver_slop, kSlopSizeFraction * size);
 }
 
+static_assert(kMaxManifoldPoints <= kMaxWarmStartPoints, "warm_start_pair takes a whole manifold");
+
 void World::Impl::build_contacts() {
   // Each pair's points go to consecutive slots from its offset, in pair order whatever the
   // thread count.
@@ -62,9 +64,11 @@ void World::Impl::build_contacts() {
     // records start (a search per point was 3% of pile_boxes_1k's step, four per box pair).
     CachedImpulse pair_probe;
     pair_probe.key = contact_key(a, b, 0);
-    const auto pair_first = std::lower_bound(warm_cache.begin(), warm_cache.end(), pair_probe);
-    auto pair_end = pair_first;
-    while (pair_end != warm_cache.end() && contact_key_same_pair(pair_end->key, pair_probe.key)) ++pair_end;
+    const CachedImpulse* cache_begin = warm_cache.data();
+    const CachedImpulse* cache_end = cache_begin + warm_cache.size();
+    const CachedImpulse* pair_first = std::lower_bound(cache_begin, cache_end, pair_probe);
+    const CachedImpulse* pair_end = pair_first;
+    while (pair_end != cache_end && contact_key_same_pair(pair_end->key, pair_probe.key)) ++pair_end;
     ContactConstraint* out = contacts.data() + contact_offsets[k];
     for (int p = 0; p < count; ++p) {
       const ContactPoint& cp = m.points[p];
@@ -84,8 +88,7 @@ void World::Impl::build_contacts() {
       out[p] = c;
     }
     const double reach = kWarmMatchFraction * std::min(smallest_sizes[a], smallest_sizes[b]);
-    warm_start_pair(warm_cache.data() + (pair_first - warm_cache.begin()),
-                    warm_cache.data() + (pair_end - warm_cache.begin()), reach, out, count);
+    warm_start_pair(pair_first, pair_end, reach, out, count);
   });
 }
 

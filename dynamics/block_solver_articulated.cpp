@@ -25,6 +25,8 @@ bool is_super_row(const ConstraintBlock& b, int r) {
   return b.joint >= 0 && b.kind[r] == RowKind::Equality;
 }
 
+bool is_zero(const Mat3& m) { return (m.array() == 0.0).all(); }
+
 }  // namespace
 
 void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
@@ -69,10 +71,17 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
       if (l < 0) continue;
       const Mat3 jv = mask * b.jv[s];
       const Mat3 jw = mask * b.jw[s];
-      joint_lu_.add(row, 2 * l, jv);
-      joint_lu_.add(row, 2 * l + 1, jw);
-      joint_lu_.add(2 * l, row, -jv.transpose());
-      joint_lu_.add(2 * l + 1, row, -jw.transpose());
+      // An angular block's rows do not involve the linear velocity (jv = 0), and a block of
+      // limit rows only has no super rows: zero blocks are left out of the pattern, where
+      // elimination would carry them as fill and the solve would multiply them every sweep.
+      if (!is_zero(jv)) {
+        joint_lu_.add(row, 2 * l, jv);
+        joint_lu_.add(2 * l, row, -jv.transpose());
+      }
+      if (!is_zero(jw)) {
+        joint_lu_.add(row, 2 * l + 1, jw);
+        joint_lu_.add(2 * l + 1, row, -jw.transpose());
+      }
     }
     joint_lu_.add(row, row, self);
   }

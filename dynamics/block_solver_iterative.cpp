@@ -70,6 +70,12 @@ Vec3 contact_block_impulse(double friction, const Vec3& lambda, const Vec3& tria
   return next;
 }
 
+bool has_limit_row(const ConstraintBlock& b) {
+  for (RowKind kind : b.kind)
+    if (kind == RowKind::LimitLower || kind == RowKind::LimitUpper) return true;
+  return false;
+}
+
 }  // namespace
 
 long long IslandBlockSolver::iterative_cost(const BlockSolverSettings& settings, int layers) const {
@@ -352,6 +358,10 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     iterate_contact(k, target, lambda, u, position_level);
     return;
   }
+  const bool in_super_block = joint_subsystem_ready_ && b.joint >= 0;
+  // A joint block of equality rows only is left wholly to the super-block: its velocity is
+  // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep).
+  if (in_super_block && !has_limit_row(b)) return;
   const IterBlock& it = iter_[k];
   Vec3 vel = position_level ? Vec3::Zero() : it.known_velocity;
   for (int s = 0; s < 2; ++s) {
@@ -359,7 +369,7 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     if (l >= 0) vel += b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1];
   }
   const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
-  if (joint_subsystem_ready_ && b.joint >= 0) {
+  if (in_super_block) {
     // The joint's equality rows belong to the articulated super-block; only its limit row is
     // updated here, as a scalar projected Gauss–Seidel step.
     for (int r = 0; r < 3; ++r) {
@@ -505,6 +515,9 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   double worst = 0;
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
+    // The super-block's equality rows were solved exactly at the end of the sweep just made.
+    const bool in_super_block = joint_subsystem_ready_ && b.joint >= 0;
+    if (in_super_block && !has_limit_row(b)) continue;
     const IterBlock& it = iter_[k];
     Vec3 vel = it.known_velocity;
     for (int s = 0; s < 2; ++s) {
@@ -517,6 +530,7 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
       // there: the projected residual is what remains after the projection of its impulse.
       double e = residual[r];
       if (b.kind[r] == RowKind::Unused || b.kind[r] == RowKind::Friction) continue;
+      if (in_super_block && b.kind[r] == RowKind::Equality) continue;
       if (b.kind[r] == RowKind::LimitLower) e = lambda[k][r] > 0 ? e : std::max(e, 0.0);
       if (b.kind[r] == RowKind::LimitUpper) e = lambda[k][r] < 0 ? e : std::min(e, 0.0);
       worst = std::max(worst, std::abs(e));

@@ -20,6 +20,17 @@ double block_quality(const Mat3& a) {
 // Relative to the block's own size, below this a pivot counts as singular.
 bool is_singular(const Mat3& a) { return block_quality(a) <= 1e-13 * a.norm(); }
 
+bool is_diagonal(const Mat3& a) {
+  return a(1, 0) == 0 && a(2, 0) == 0 && a(0, 1) == 0 && a(2, 1) == 0 && a(0, 2) == 0 && a(1, 2) == 0;
+}
+
+// a·v, with a's off-diagonal zeros skipped when it is diagonal: the same values, since those
+// terms add exact zeros (only the sign of a zero result can differ).
+[[gnu::always_inline]] inline Vec3 product(const Mat3& a, bool diagonal, const Vec3& v) {
+  if (diagonal) return Vec3(a(0, 0) * v[0], a(1, 1) * v[1], a(2, 2) * v[2]);
+  return a * v;
+}
+
 // The best-conditioned invertible block offered (PivotChoice::col −1: none). The elimination
 // and its replay choose through this one rule, in the row's column order.
 struct PivotChoice {
@@ -164,10 +175,11 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
     step.row = ps.row;
     step.col = ps.col;
     step.pivot_inverse = pivot.inverse();
+    step.diagonal_pivot = is_diagonal(step.pivot_inverse);
     for (int u = ps.updates_begin; u < ps.updates_end; ++u) {
       const ProgramUpdate& pu = p.updates[u];
       const Mat3 multiplier = values_[pu.source_slot] * step.pivot_inverse;
-      updates_.push_back(Update{pu.target_row, ps.row, multiplier});
+      updates_.push_back(Update{pu.target_row, ps.row, is_diagonal(multiplier), multiplier});
       for (int o = pu.ops_begin; o < pu.ops_end; ++o) {
         const ProgramOp& op = p.ops[o];
         const Mat3& source = values_[op.source];
@@ -182,9 +194,8 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
     if (max_block_ops > 0 && block_ops_ > max_block_ops) return Replay::Failed;
     step.upper_begin = static_cast<int>(upper_.size());
     for (int i = ps.upper_begin; i < ps.upper_end; ++i) {
-      Block& out = upper_.emplace_back();
-      out.col = p.upper[i].col;
-      out.a = values_[p.upper[i].slot];
+      const Mat3& a = values_[p.upper[i].slot];
+      upper_.push_back(SolveBlock{p.upper[i].col, is_diagonal(a), a});
     }
     step.upper_end = static_cast<int>(upper_.size());
     steps_.push_back(step);
@@ -264,6 +275,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     // pivot's condition number times ε, like LU with full pivoting, which cost a tenth of a
     // jointed chain's step; pivots that is_singular refuses never get here.
     step.pivot_inverse = pivot->a.inverse();
+    step.diagonal_pivot = is_diagonal(step.pivot_inverse);
     // Eliminate column c from every remaining row that holds it.
     for (int i : col_rows_[c]) {
       if (i == r || row_done[i]) continue;
@@ -271,7 +283,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
       const Block* tb = find_block(target, c);
       if (!tb) continue;
       Mat3 multiplier = tb->a * step.pivot_inverse;
-      updates_.push_back(Update{i, r, multiplier});
+      updates_.push_back(Update{i, r, is_diagonal(multiplier), multiplier});
       ProgramUpdate& pu = p.updates.emplace_back();
       pu.target_row = i;
       pu.source_slot = tb->slot;
@@ -327,7 +339,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     ps.upper_begin = static_cast<int>(p.upper.size());
     for (const Block& blk : pivot_row) {
       if (blk.col != c) {
-        upper_.push_back(blk);
+        upper_.push_back(SolveBlock{blk.col, is_diagonal(blk.a), blk.a});
         p.upper.push_back(SlotRef{blk.col, blk.slot});
       }
     }
@@ -344,12 +356,13 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
 void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
   std::vector<Vec3>& y = y_;
   y.assign(b.begin(), b.end());
-  for (const Update& u : updates_) y[u.target_row] -= u.multiplier * y[u.pivot_row];
+  for (const Update& u : updates_) y[u.target_row] -= product(u.multiplier, u.diagonal, y[u.pivot_row]);
   x.assign(b.size(), Vec3::Zero());
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     Vec3 rhs = y[it->row];
-    for (int p = it->upper_begin; p < it->upper_end; ++p) rhs -= upper_[p].a * x[upper_[p].col];
-    x[it->col] = it->pivot_inverse * rhs;
+    for (int p = it->upper_begin; p < it->upper_end; ++p)
+      rhs -= product(upper_[p].a, upper_[p].diagonal, x[upper_[p].col]);
+    x[it->col] = product(it->pivot_inverse, it->diagonal_pivot, rhs);
   }
 }
 

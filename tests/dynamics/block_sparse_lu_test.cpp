@@ -51,7 +51,10 @@ struct RandomIsland {
   }
 };
 
-RandomIsland make_island(int bodies, int extra, std::uint64_t seed, std::uint64_t value_seed = 0) {
+// `linear_diagonal`: the bodies' linear momentum blocks are m·I and the constraints' linear
+// blocks ±I, as for point joints (their multipliers and inverses are diagonal).
+RandomIsland make_island(int bodies, int extra, std::uint64_t seed, std::uint64_t value_seed = 0,
+                         bool linear_diagonal = false) {
   std::mt19937_64 rng(seed);
   RandomIsland isl;
   isl.bodies = bodies;
@@ -71,14 +74,17 @@ RandomIsland make_island(int bodies, int extra, std::uint64_t seed, std::uint64_
     isl.entries.push_back({r, c, a});
     isl.dense.block<3, 3>(3 * r, 3 * c) += a;
   };
+  std::uniform_real_distribution<double> mass(0.5, 20.0);
   for (int b = 0; b < bodies; ++b) {
-    add(2 * b, 2 * b, random_spd(rng));
+    add(2 * b, 2 * b, linear_diagonal ? Mat3(mass(rng) * Mat3::Identity()) : random_spd(rng));
     add(2 * b + 1, 2 * b + 1, random_spd(rng));
   }
   for (size_t k = 0; k < isl.edges.size(); ++k) {
     const int row = 2 * bodies + static_cast<int>(k);
     for (int body : isl.edges[k]) {
-      Mat3 jv = random_block(rng), jw = random_block(rng);
+      const double side = body == isl.edges[k][0] ? -1.0 : 1.0;
+      Mat3 jv = linear_diagonal ? Mat3(side * Mat3::Identity()) : random_block(rng);
+      Mat3 jw = random_block(rng);
       add(row, 2 * body, jv);
       add(row, 2 * body + 1, jw);
       add(2 * body, row, -jv.transpose());
@@ -188,6 +194,32 @@ TEST_P(BlockEliminationTest, RefactoringTheSamePatternReplaysTheRecordedEliminat
   ASSERT_TRUE(reused.factorize(rows, pivots));
   EXPECT_FALSE(reused.last_factorization_replayed());
   EXPECT_LT(error_against_dense_lu(other, reused), 1e-10);
+}
+
+TEST(BlockElimination, DiagonalBlocksSolveExactlyAndAReplayNoticesWhenTheyStopBeingDiagonal) {
+  // The solve multiplies blocks found diagonal at factorisation by their diagonal only. A
+  // pattern recorded with diagonal values and replayed with full ones (same structure) must
+  // multiply them in full again: stale marks would drop their off-diagonal terms.
+  for (char which : {'A', 'B', 'C'}) {
+    for (int extra : {0, 3}) {
+      const RandomIsland diagonal = make_island(10, extra, 5, 1, true);
+      std::vector<int> rows, pivots;
+      orders(diagonal, which, rows, pivots);
+      BlockSparseLu lu;
+      diagonal.assemble(lu);
+      ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
+      EXPECT_LT(error_against_dense_lu(diagonal, lu), 1e-10) << which << " extra " << extra;
+      const RandomIsland full = make_island(10, extra, 5, 2, false);
+      full.assemble(lu);
+      ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
+      if (which == 'B') EXPECT_TRUE(lu.last_factorization_replayed());
+      EXPECT_LT(error_against_dense_lu(full, lu), 1e-10) << which << " extra " << extra;
+      // And back: a replay with diagonal values again.
+      diagonal.assemble(lu);
+      ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
+      EXPECT_LT(error_against_dense_lu(diagonal, lu), 1e-10) << which << " extra " << extra;
+    }
+  }
 }
 
 TEST(BlockElimination, ReplayStopsAtTheBudgetAndAtSingularPivotsLikeAFreshElimination) {

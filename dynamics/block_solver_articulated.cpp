@@ -106,7 +106,7 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
                                               bool position_level) {
   const int nb = static_cast<int>(bodies_.size());
   const int n = joint_unknowns();
-  joint_rhs_.assign(n, Vec3::Zero());
+  joint_rhs_.resize(n);  // every entry is written below
   for (int l = 0; l < nb; ++l) {
     const int at = sweep_slot(l);
     joint_rhs_[2 * l] = joint_mass_[l] * u[2 * at];

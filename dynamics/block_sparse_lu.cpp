@@ -357,7 +357,8 @@ void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) cons
   std::vector<Vec3>& y = y_;
   y.assign(b.begin(), b.end());
   for (const Update& u : updates_) y[u.target_row] -= product(u.multiplier, u.diagonal, y[u.pivot_row]);
-  x.assign(b.size(), Vec3::Zero());
+  // Back substitution writes every column (one per step) before an upper block reads it.
+  x.resize(b.size());
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     Vec3 rhs = y[it->row];
     for (int p = it->upper_begin; p < it->upper_end; ++p)

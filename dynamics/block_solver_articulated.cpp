@@ -44,6 +44,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
   const int nb = static_cast<int>(bodies_.size());
   const int n = joint_unknowns();
   joint_lu_.reset(n);
+  joint_lu_.mark_diagonal_blocks(true);  // solved once per sweep
   joint_mass_.resize(nb);
   joint_inertia_.resize(nb);
   for (int l = 0; l < nb; ++l) {

@@ -55,6 +55,10 @@ class BlockSparseLu {
                  long long max_block_ops = 0);
   /// Solves A x = b with the factorisation; b and x are per block (size() entries).
   void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
+  /// Factorisations find which of the solve's blocks are diagonal, for solve() to multiply by
+  /// their diagonal only. Worth its checks where one factorisation serves many solves (the
+  /// articulated super-block: one per sweep); off by default.
+  void mark_diagonal_blocks(bool on) { mark_diagonal_ = on; }
 
   /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.
   long long factor_block_ops() const { return block_ops_; }
@@ -106,6 +110,10 @@ class BlockSparseLu {
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;
   bool replayed_ = false;
+  bool mark_diagonal_ = false;
+  bool diagonal(const Mat3& a) const;
+  template <bool kMarked>
+  void substitute(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
 
   /// Elimination with fill-in created as it goes; records the program as it runs.
   bool eliminate_and_record(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,

@@ -378,6 +378,9 @@ class IslandBlockSolver {
   // world inertia it was built with, and solve scratch.
   BlockSparseLu joint_lu_;
   bool joint_subsystem_ready_ = false;
+  /// True when a joint block's equality rows are solved by the super-block (each sweep ends
+  /// with its exact solve): the Gauss–Seidel update then only moves its limit rows.
+  bool equalities_in_super_block(const ConstraintBlock& b) const { return joint_subsystem_ready_ && b.joint >= 0; }
   std::vector<double> joint_mass_;
   std::vector<Mat3> joint_inertia_;
   std::vector<Vec3> joint_rhs_, joint_x_;

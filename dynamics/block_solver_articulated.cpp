@@ -25,8 +25,6 @@ bool is_super_row(const ConstraintBlock& b, int r) {
   return b.joint >= 0 && b.kind[r] == RowKind::Equality;
 }
 
-bool is_zero(const Mat3& m) { return (m.array() == 0.0).all(); }
-
 }  // namespace
 
 void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
@@ -75,11 +73,11 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
       // An angular block's rows do not involve the linear velocity (jv = 0), and a block of
       // limit rows only has no super rows: zero blocks are left out of the pattern, where
       // elimination would carry them as fill and the solve would multiply them every sweep.
-      if (!is_zero(jv)) {
+      if (!jv.isZero(0.0)) {
         joint_lu_.add(row, 2 * l, jv);
         joint_lu_.add(2 * l, row, -jv.transpose());
       }
-      if (!is_zero(jw)) {
+      if (!jw.isZero(0.0)) {
         joint_lu_.add(row, 2 * l + 1, jw);
         joint_lu_.add(2 * l + 1, row, -jw.transpose());
       }

@@ -361,7 +361,7 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     return;
   }
   const ConstraintBlock& b = blocks_[k];
-  const bool in_super_block = joint_subsystem_ready_ && b.joint >= 0;
+  const bool in_super_block = equalities_in_super_block(b);
   // A joint block of equality rows only is left wholly to the super-block: its velocity is
   // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep).
   if (in_super_block && !has_limit_row(b)) return;
@@ -519,7 +519,7 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     // The super-block's equality rows were solved exactly at the end of the sweep just made.
-    const bool in_super_block = joint_subsystem_ready_ && b.joint >= 0;
+    const bool in_super_block = equalities_in_super_block(b);
     if (in_super_block && !has_limit_row(b)) continue;
     const IterBlock& it = iter_[k];
     Vec3 vel = it.known_velocity;

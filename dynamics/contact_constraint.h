@@ -33,6 +33,14 @@ struct ContactConstraint {
   std::uint8_t mode = 1;           // block solver's active-set state (ContactMode), warm-started
 };
 
+/// The friction rows' directions for a contact normal n: t1 = any_orthogonal(n), t2 = n × t1.
+/// The tangent impulses are stored in this basis, so whatever reads them back in the world
+/// (warm starting across a changed normal) rebuilds it here.
+inline void contact_tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
+  t1 = any_orthogonal(n);
+  t2 = n.cross(t1);
+}
+
 }  // namespace impetus
 
 namespace impetus {

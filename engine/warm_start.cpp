@@ -1,7 +1,6 @@
 // Warm starting of contact points (engine/warm_start.h).
 #include "engine/warm_start.h"
 
-#include "collision/base/math.h"
 #include "collision/base/nearly_sorted.h"
 
 namespace impetus {
@@ -59,8 +58,9 @@ void warm_start_pair(const CachedImpulse* first, const CachedImpulse* end, doubl
     if (nearest == end) continue;
     claim(nearest, c);
     // The record's friction impulse, in its own tangent basis, into this point's basis.
-    const Vec3 t1 = any_orthogonal(nearest->normal_direction);
-    const Vec3 friction = t1 * nearest->tangent[0] + nearest->normal_direction.cross(t1) * nearest->tangent[1];
+    Vec3 t1, t2;
+    contact_tangents(nearest->normal_direction, t1, t2);
+    const Vec3 friction = t1 * nearest->tangent[0] + t2 * nearest->tangent[1];
     c.tangent_impulse[0] = friction.dot(c.tangent1);
     c.tangent_impulse[1] = friction.dot(c.tangent2);
   }

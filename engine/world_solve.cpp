@@ -77,8 +77,7 @@ void World::Impl::build_contacts() {
       c.body_b = b;
       c.key = contact_key(a, b, cp.feature_id != 0 ? cp.feature_id : static_cast<std::uint32_t>(p));
       c.normal = cp.normal;
-      c.tangent1 = any_orthogonal(cp.normal);
-      c.tangent2 = cp.normal.cross(c.tangent1);
+      contact_tangents(cp.normal, c.tangent1, c.tangent2);
       c.anchor_a = quat_rotate(bodies[a].q.conjugate(), cp.point_a - bodies[a].x);
       c.anchor_b = quat_rotate(bodies[b].q.conjugate(), cp.point_b - bodies[b].x);
       c.separation = cp.separation;

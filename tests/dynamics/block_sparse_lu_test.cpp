@@ -198,10 +198,9 @@ TEST_P(BlockEliminationTest, RefactoringTheSamePatternReplaysTheRecordedEliminat
 
 TEST(BlockElimination, DiagonalBlocksSolveExactlyAndAReplayNoticesWhenTheyStopBeingDiagonal) {
   // With mark_diagonal_blocks, the solve multiplies blocks found diagonal at factorisation by
-  // their diagonal only. A
-  // pattern recorded with diagonal values and replayed with full ones (same structure) must
-  // multiply them in full again: stale marks would drop their off-diagonal terms. Both ways
-  // give the unmarked solve's values.
+  // their diagonal only. A pattern recorded with diagonal values and replayed with full ones
+  // (same structure) must multiply them in full again: stale marks would drop their
+  // off-diagonal terms. Both ways give the unmarked solve's values.
   for (char which : {'A', 'B', 'C'}) {
     for (int extra : {0, 3}) {
       const RandomIsland diagonal = make_island(10, extra, 5, 1, true);

@@ -21,11 +21,16 @@ bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::
 
 }  // namespace
 
-int IslandBlockSolver::local_index(int body) const {
-  // A binary search in the island's sorted bodies. A per-solver table over all world bodies was
-  // 2% faster on pile_spheres_1k but cost every island solver a table of the world's size: the
-  // 10,000-box pile's peak memory went from 0.87 to 1.42 GB.
+int IslandBlockSolver::local_index(int body, const std::vector<int>* position) const {
+  // The island build's table when the caller passed it: one table over the world's bodies for
+  // all islands (a table per solver had cost the 10,000-box pile's peak memory 0.87 → 1.42 GB).
+  // A body of another island, or asleep, holds a position that names another body here.
   if (body < 0) return -1;
+  if (position != nullptr) {
+    const int l = (*position)[body];
+    return l >= 0 && l < static_cast<int>(bodies_.size()) && bodies_[l] == body ? l : -1;
+  }
+  // Else a binary search in the island's sorted bodies.
   auto it = std::lower_bound(bodies_.begin(), bodies_.end(), body);
   return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
 }
@@ -520,7 +525,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
                                                     std::vector<RigidBodySim>& bodies,
                                                     std::vector<ContactConstraint>& contacts,
                                                     std::vector<JointSim>& joints, double h,
-                                                    const BlockSolverSettings& settings) {
+                                                    const BlockSolverSettings& settings,
+                                                    const std::vector<int>* body_position) {
   IslandSolveInfo info;
   h_ = h;
   bodies_ = island.bodies;
@@ -565,7 +571,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
       blocks_[k] = block;
       levers_[k] = {contacts[c].ra, contacts[c].rb};
     }
-    for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s]);
+    for (int s = 0; s < 2; ++s) slots_[k][s] = local_index(blocks_[k].body[s], body_position);
     diagonal_[k] = island_diagonal(k, bodies);
     // A dynamic body outside the island (asleep) still weighs in the regularisation's scale.
     bool outside = false;

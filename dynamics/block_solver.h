@@ -113,10 +113,14 @@ class IslandBlockSolver {
  public:
   /// Builds the island's blocks from prepared contacts and joints, solves for the post-solve
   /// velocities (written to `bodies`) and stores impulses/modes back for warm starting.
+  /// `body_position`, when given, is build_islands' table of each body's index in its island
+  /// (IslandScratch::position) for the build that made `island`; without it the bodies are
+  /// found by a binary search in island.bodies.
   IslandSolveInfo solve_velocities(const Island& island, std::vector<RigidBodySim>& bodies,
                                    std::vector<ContactConstraint>& contacts,
                                    std::vector<JointSim>& joints, double h,
-                                   const BlockSolverSettings& settings);
+                                   const BlockSolverSettings& settings,
+                                   const std::vector<int>* body_position = nullptr);
   /// After integration: corrects positions so joints close and overlaps shrink.
   void stabilize_positions(std::vector<RigidBodySim>& bodies,
                            const std::vector<ContactConstraint>& contacts,
@@ -164,7 +168,8 @@ class IslandBlockSolver {
   int joint_unknowns() const { return 2 * static_cast<int>(bodies_.size()) + first_contact_block_; }
 
  private:
-  int local_index(int body) const;  // -1 when not an unknown of this island
+  // -1 when not an unknown of this island; `position`: solve_velocities' body_position, or none.
+  int local_index(int body, const std::vector<int>* position) const;
   /// Fills scratch_ with each body's blocks (CSR), the breadth-first depth of every island body
   /// from the bodies anchored to static ones or the world (0), and the visiting order.
   void body_depths() const;

@@ -54,8 +54,13 @@ void build_islands(const std::vector<char>& dynamic,
     island.contacts.clear();
     island.joints.clear();
   }
+  std::vector<int>& position = scratch.position;
+  position.assign(n, -1);
   for (int i = 0; i < n; ++i) {
-    if (dynamic[i]) islands[island_of[i]].bodies.push_back(i);
+    if (!dynamic[i]) continue;
+    std::vector<int>& members = islands[island_of[i]].bodies;
+    position[i] = static_cast<int>(members.size());
+    members.push_back(i);
   }
   auto owner = [&](const std::array<int, 2>& pair) {
     return is_dynamic(pair[0]) ? island_of[pair[0]] : is_dynamic(pair[1]) ? island_of[pair[1]] : -1;

@@ -13,9 +13,12 @@ struct Island {
   std::vector<int> joints;    // indices into the joint list, ascending
 };
 
-/// Union-find storage of build_islands, kept by the caller between steps.
+/// Union-find storage of build_islands, kept by the caller between steps, and one output:
+/// `position`, every body's index in its island's `bodies` (-1 for bodies in no island). One
+/// table serves all the islands of a build, so a solver finds a constraint's bodies in its
+/// island without a search (IslandBlockSolver::solve_velocities).
 struct IslandScratch {
-  std::vector<int> parent, island_of;
+  std::vector<int> parent, island_of, position;
 };
 
 /// `dynamic[i]` tells which bodies are unknowns; `contact_bodies` / `joint_bodies` give each

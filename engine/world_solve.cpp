@@ -180,7 +180,7 @@ void World::Impl::solve_contacts(double h) {
     settings.threads = threads;
     island_solvers[i].fit(islands[i]);
     island_info[i] = island_solvers[i].solve_velocities(islands[i], bodies, contacts, joints, h,
-                                                        settings);
+                                                        settings, &island_inputs.scratch.position);
   };
   order_islands_by_size();
   for_small_islands(solve_island);

@@ -11,6 +11,7 @@
 
 #include "dynamics/block_solver.h"
 #include "dynamics/contact_constraint.h"
+#include "dynamics/island.h"
 #include "tests/dynamics/world_test_util.h"
 
 namespace impetus {
@@ -452,6 +453,66 @@ void add_sphere_layer(World& world) {
     }
   for (int k = 0; k < 3; ++k)
     world.create_body(test::make_body("lone" + std::to_string(k), Shape::sphere(r), Vec3(1.5, -1 + k, r)));
+}
+
+TEST(BlockSolverIslands, OneBuildsPositionTableFindsEveryIslandsBodiesAsTheSearchDoes) {
+  // Three islands from one build: a lattice on a static floor, a chain hanging from the world,
+  // and a lone body; one lattice body is left out of the build (asleep) while its contacts stay
+  // in the lattice's island. The build's table must give every body its index in its island,
+  // -1 to the rest, and a solve using it must give the same bits as one searching the island.
+  Problem p = lattice(3, 0.5);
+  const int chain_start = static_cast<int>(p.bodies.size());
+  for (int i = 0; i < 4; ++i) {
+    p.add_body(Vec3(2.0, 0, -0.1 * i), Vec3(0.2, 0.1 * i, 0));
+    p.add_ball(chain_start + i, i == 0 ? -1 : chain_start + i - 1, Vec3(2.0, 0, -0.1 * i + 0.05));
+  }
+  p.add_body(Vec3(-2.0, 0, 0), Vec3(0, 0, -1));
+  const int sleeper = 14;  // the lattice's middle body (its floor is body 0)
+  std::vector<char> awake(p.bodies.size());
+  for (size_t i = 0; i < p.bodies.size(); ++i) awake[i] = p.bodies[i].dynamic ? 1 : 0;
+  awake[sleeper] = 0;
+  std::vector<std::array<int, 2>> contact_bodies, joint_bodies;
+  for (const ContactConstraint& c : p.contacts) contact_bodies.push_back({c.body_a, c.body_b});
+  for (const JointSim& j : p.joints) joint_bodies.push_back({j.body_a, j.body_b});
+  IslandScratch scratch;
+  std::vector<Island> islands;
+  build_islands(awake, contact_bodies, joint_bodies, scratch, islands);
+  ASSERT_EQ(islands.size(), 3u);
+
+  ASSERT_EQ(scratch.position.size(), p.bodies.size());
+  for (int i = 0; i < static_cast<int>(p.bodies.size()); ++i) {
+    int expected = -1;
+    for (const Island& island : islands) {
+      auto at = std::find(island.bodies.begin(), island.bodies.end(), i);
+      if (at != island.bodies.end()) expected = static_cast<int>(at - island.bodies.begin());
+    }
+    EXPECT_EQ(scratch.position[i], expected) << i;
+  }
+  EXPECT_EQ(scratch.position[sleeper], -1);
+  EXPECT_EQ(scratch.position[0], -1);  // the static floor
+
+  p.prepare(1e-3);
+  int sleeper_contacts = 0;
+  for (const Island& island : islands) {
+    for (int c : island.contacts)
+      sleeper_contacts += p.contacts[c].body_a == sleeper || p.contacts[c].body_b == sleeper;
+    for (BlockMethod method : {BlockMethod::Exact, BlockMethod::Iterative}) {
+      BlockSolverSettings settings;
+      settings.method = method;
+      Problem searched = p, tabled = p;
+      IslandBlockSolver a, b;
+      a.solve_velocities(island, searched.bodies, searched.contacts, searched.joints, 1e-3, settings);
+      b.solve_velocities(island, tabled.bodies, tabled.contacts, tabled.joints, 1e-3, settings,
+                         &scratch.position);
+      for (size_t i = 0; i < p.bodies.size(); ++i) {
+        EXPECT_EQ(tabled.bodies[i].v, searched.bodies[i].v) << i;
+        EXPECT_EQ(tabled.bodies[i].w, searched.bodies[i].w) << i;
+      }
+      for (size_t c = 0; c < p.contacts.size(); ++c)
+        EXPECT_EQ(tabled.contacts[c].normal_impulse, searched.contacts[c].normal_impulse) << c;
+    }
+  }
+  EXPECT_EQ(sleeper_contacts, 6);  // its six lattice neighbours
 }
 
 TEST(BlockSolverWorld, OneUndissectedIslandBesideTinyOnesGivesTheSameBitsAtAnyThreadCount) {

@@ -57,23 +57,21 @@ void eliminate(Mat3& out, const Mat3& target, const Mat3& m, const Mat3& pivot_b
   for (int j = 0; j < 3; ++j) out.col(j).noalias() = target.col(j) - m * pivot_block.col(j);
 }
 
-const BlockSparseLu::Block* find_block(const std::vector<BlockSparseLu::Block>& row, int col) {
-  auto it = std::lower_bound(row.begin(), row.end(), col,
-                             [](const BlockSparseLu::Block& b, int c) { return b.col < c; });
-  return (it != row.end() && it->col == col) ? &*it : nullptr;
+// The block in column col of a row [begin, end) sorted by column, or null.
+const BlockSparseLu::Block* find_block(const BlockSparseLu::Block* begin,
+                                       const BlockSparseLu::Block* end, int col) {
+  const BlockSparseLu::Block* it = std::lower_bound(
+      begin, end, col, [](const BlockSparseLu::Block& b, int c) { return b.col < c; });
+  return (it != end && it->col == col) ? it : nullptr;
 }
 
 }  // namespace
 
 void BlockSparseLu::reset(int n) {
-  // Rows keep their storage between systems (the solver refactors every step): freeing and
-  // reallocating tens of thousands of small vectors cost more than the elimination itself on a
-  // 10,000-link chain (fresh pages from the kernel each time).
-  if (static_cast<int>(rows_.size()) < n) {
-    rows_.resize(n);
-    col_rows_.resize(n);
-  }
-  for (int r = 0; r < n; ++r) rows_[r].clear();
+  // The rows' pool keeps its storage between systems (the solver refactors every step): freeing
+  // and reallocating tens of thousands of small vectors cost more than the elimination itself
+  // on a 10,000-link chain (fresh pages from the kernel each time).
+  rows_.reset(n);
   n_ = n;
   steps_.clear();
   updates_.clear();
@@ -99,24 +97,22 @@ void copy_entries(const Mat3& from, Mat3& to) {
 }  // namespace
 
 void BlockSparseLu::add(int row, int col, const Mat3& a) {
-  std::vector<Block>& r = rows_[row];
   // Assembly mostly goes left to right along a row: append without a search.
-  if (r.empty() || r.back().col < col) {
-    Block& b = r.emplace_back();
-    b.col = col;
-    copy_entries(a, b.a);
-    return;
+  const int size = rows_.size(row);
+  int at = size;
+  if (size > 0 && (rows_.end(row) - 1)->col >= col) {
+    Block* it = std::lower_bound(rows_.begin(row), rows_.end(row), col,
+                                 [](const Block& b, int c) { return b.col < c; });
+    if (it != rows_.end(row) && it->col == col) {
+      for (int i = 0; i < 9; ++i) it->a.data()[i] += entry(a, i);
+      return;
+    }
+    at = static_cast<int>(it - rows_.begin(row));
   }
-  auto it = std::lower_bound(r.begin(), r.end(), col,
-                             [](const Block& b, int c) { return b.col < c; });
-  if (it != r.end() && it->col == col) {
-    for (int i = 0; i < 9; ++i) it->a.data()[i] += entry(a, i);
-    return;
-  }
-  Block b;
+  Block& b = rows_.insert(row, at);
   b.col = col;
+  b.slot = -1;
   copy_entries(a, b.a);
-  r.insert(it, b);
 }
 
 bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,
@@ -140,10 +136,10 @@ bool BlockSparseLu::program_matches(const std::vector<int>& row_order,
   if (!p.valid || p.n != n_ || p.row_order != row_order || p.pivot_cols != pivot_cols) return false;
   if (static_cast<int>(values_.size()) < p.slots) values_.resize(p.slots);
   for (int r = 0; r < n_; ++r) {
-    const std::vector<Block>& row = rows_[r];
-    const int begin = p.row_start[r];
-    if (static_cast<int>(row.size()) != p.row_start[r + 1] - begin) return false;
-    for (std::size_t j = 0; j < row.size(); ++j) {
+    const Block* row = rows_.begin(r);
+    const int begin = p.row_start[r], size = rows_.size(r);
+    if (size != p.row_start[r + 1] - begin) return false;
+    for (int j = 0; j < size; ++j) {
       if (row[j].col != p.cols[begin + j]) return false;
       values_[begin + j] = row[j].a;
     }
@@ -232,21 +228,23 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
   // The rows holding each column, made here rather than in add(): a replay never needs them.
   // Their order within a column is the order of independent row updates of one pivot, which
   // changes no value.
-  for (int c = 0; c < n; ++c) col_rows_[c].clear();
+  col_rows_.reset(n);
   int next_slot = 0;
   for (int r = 0; r < n; ++r) {
     p.row_start[r] = next_slot;
-    for (Block& b : rows_[r]) {
-      b.slot = next_slot++;
-      p.cols.push_back(b.col);
-      col_rows_[b.col].push_back(r);
+    for (Block* b = rows_.begin(r); b != rows_.end(r); ++b) {
+      b->slot = next_slot++;
+      p.cols.push_back(b->col);
+      col_rows_.push(b->col, r);
     }
   }
   p.row_start[n] = next_slot;
   std::vector<Block>& merged = merged_;
   for (size_t k = 0; k < row_order.size(); ++k) {
     const int r = row_order[k];
-    std::vector<Block>& pivot_row = rows_[r];
+    // Row r is no target while it is the pivot row, so its blocks stay as they are; but a target
+    // that outgrows its room moves the pool, so the pivot row is found again after each one.
+    const int pivot_size = rows_.size(r);
     ProgramStep& ps = p.steps.emplace_back();
     ps.row = r;
     ps.candidates_begin = static_cast<int>(p.candidates.size());
@@ -254,16 +252,16 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     int c = pivot_cols.empty() ? r : pivot_cols[k];
     if (c < 0) {
       PivotChoice choice;
-      for (const Block& b : pivot_row) {
-        if (col_done[b.col]) continue;
-        p.candidates.push_back(SlotRef{b.col, b.slot});
-        choice.consider(b.col, b.a);
+      for (const Block* b = rows_.begin(r); b != rows_.end(r); ++b) {
+        if (col_done[b->col]) continue;
+        p.candidates.push_back(SlotRef{b->col, b->slot});
+        choice.consider(b->col, b->a);
       }
       c = choice.col;
       if (c < 0) return false;
     }
     ps.candidates_end = static_cast<int>(p.candidates.size());
-    const Block* pivot = find_block(pivot_row, c);
+    const Block* pivot = find_block(rows_.begin(r), rows_.end(r), c);
     if (!pivot || col_done[c] || is_singular(pivot->a)) return false;
     ps.col = c;
     ps.pivot_slot = pivot->slot;
@@ -277,11 +275,14 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     step.pivot_inverse = pivot->a.inverse();
     step.diagonal_pivot = diagonal(step.pivot_inverse);
     // Eliminate column c from every remaining row that holds it.
-    for (int i : col_rows_[c]) {
-      if (i == r || row_done[i]) continue;
-      std::vector<Block>& target = rows_[i];
-      const Block* tb = find_block(target, c);
-      if (!tb) continue;
+    // (The lists of other columns grow meanwhile: fill-in.)
+    col_rows_.for_each(c, [&](int i) {
+      if (i == r || row_done[i]) return;
+      const Block* target = rows_.begin(i);
+      const Block* pivot_row = rows_.begin(r);
+      const int target_size = rows_.size(i);
+      const Block* tb = find_block(target, target + target_size, c);
+      if (!tb) return;
       Mat3 multiplier = tb->a * step.pivot_inverse;
       updates_.push_back(Update{i, r, diagonal(multiplier), multiplier});
       ProgramUpdate& pu = p.updates.emplace_back();
@@ -289,10 +290,10 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
       pu.source_slot = tb->slot;
       pu.ops_begin = static_cast<int>(p.ops.size());
       merged.clear();
-      size_t a = 0, b = 0;
-      while (a < target.size() || b < pivot_row.size()) {
-        int ca = a < target.size() ? target[a].col : n;
-        int cb = b < pivot_row.size() ? pivot_row[b].col : n;
+      int a = 0, b = 0;
+      while (a < target_size || b < pivot_size) {
+        int ca = a < target_size ? target[a].col : n;
+        int cb = b < pivot_size ? pivot_row[b].col : n;
         if (ca < cb) {
           if (ca != c) merged.push_back(target[a]);
           ++a;
@@ -306,7 +307,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
             out.slot = next_slot++;
             fill_in(out.a, multiplier, pivot_row[b].a);
             p.ops.push_back(ProgramOp{~out.slot, pivot_row[b].slot});
-            col_rows_[cb].push_back(i);
+            col_rows_.push(cb, i);
             ++fill_blocks_;
           }
           ++b;
@@ -325,10 +326,8 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
         }
       }
       pu.ops_end = static_cast<int>(p.ops.size());
-      // Copied back rather than swapped: every row keeps its own buffer, which stops growing
-      // once it has held its largest fill (a swap would pass buffers round and reallocate).
-      target.assign(merged.begin(), merged.end());
-    }
+      rows_.assign(i, merged.data(), merged.data() + merged.size());
+    });
     ps.updates_end = static_cast<int>(p.updates.size());
     row_done[r] = 1;
     col_done[c] = 1;
@@ -337,10 +336,10 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     // Row r is final now: later eliminations skip it.
     step.upper_begin = static_cast<int>(upper_.size());
     ps.upper_begin = static_cast<int>(p.upper.size());
-    for (const Block& blk : pivot_row) {
-      if (blk.col != c) {
-        upper_.push_back(SolveBlock{blk.col, diagonal(blk.a), blk.a});
-        p.upper.push_back(SlotRef{blk.col, blk.slot});
+    for (const Block* blk = rows_.begin(r); blk != rows_.end(r); ++blk) {
+      if (blk->col != c) {
+        upper_.push_back(SolveBlock{blk->col, diagonal(blk->a), blk->a});
+        p.upper.push_back(SlotRef{blk->col, blk->slot});
       }
     }
     step.upper_end = static_cast<int>(upper_.size());

@@ -107,6 +107,19 @@ struct IslandSolveInfo {
   long long iterative_ops = 0;        // cost model of the iterative method, same units
 };
 
+/// What an island solver's method choice learnt from earlier steps (IslandBlockSolver).
+struct MethodHistory {
+  double expected_passes = 2;  // active-set passes the next exact solve is expected to need
+  int exact_failures = 0;      // consecutive failed exact attempts (Auto method)
+  int exact_wait = 0;          // steps left before the next exact attempt (Auto method)
+  // A big island whose symbolic count came out above its cap reuses that count for a few
+  // steps while its contact count stays within 1/16 and the count still exceeds the cap
+  // (solve_velocities).
+  int costly_verdict_steps = 0;
+  int costly_contact_blocks = 0;
+  long long costly_estimate = 0;
+};
+
 /// Solver state of one island for one step (kept between the velocity solve and the position
 /// correction so both use the same factorisation).
 class IslandBlockSolver {
@@ -134,10 +147,9 @@ class IslandBlockSolver {
     joint_lu_.forget_program();
   }
   /// Called before solving `island`: frees what a four times bigger island left behind (see
-  /// kKeptIslandSize), keeping the method choice's history. The world hands islands to solvers
-  /// by their place in the island list, so while a pile merges every solver in turn got a big
-  /// island and kept its buffers: the 10,000-box pile held 4.6 GB after 720 steps, for 66,000
-  /// contacts.
+  /// kKeptIslandSize), keeping the method choice's history. While a pile merges, islands change
+  /// solvers (dynamics/solver_assignment.h), and every solver in turn got a big island and kept
+  /// its buffers: the 10,000-box pile held 4.6 GB after 720 steps, for 66,000 contacts.
   void fit(const Island& island);
   /// Called instead of fit() in a step without an island: after kIdleStepsKept such steps in a
   /// row the buffers are freed (a pile that merged leaves thousands of solvers idle; an island
@@ -145,6 +157,10 @@ class IslandBlockSolver {
   void idle();
   /// Frees every buffer; keeps the method choice's history (expected passes, back-off, verdict).
   void release_memory();
+  /// The method choice's history, which the world keeps by place in the island list
+  /// (engine/world_solve.cpp: assign_island_solvers).
+  const MethodHistory& history() const { return history_; }
+  void set_history(const MethodHistory& history) { history_ = history; }
   /// Blocks the solver can hold without allocating (for tests).
   std::size_t block_capacity() const { return blocks_.capacity(); }
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
@@ -300,19 +316,9 @@ class IslandBlockSolver {
   BlockSparseLu lu_;
   bool exact_ = false;
   bool iter_prepared_ = false;  // iter_ holds this step's blocks
-  // What the method choice learnt from this island's earlier steps: the one state that
-  // release_memory() keeps.
-  struct MethodHistory {
-    double expected_passes = 2;  // active-set passes the next exact solve is expected to need
-    int exact_failures = 0;      // consecutive failed exact attempts (Auto method)
-    int exact_wait = 0;          // steps left before the next exact attempt (Auto method)
-    // A big island whose symbolic count came out above its cap reuses that count for a few
-    // steps while its contact count stays within 1/16 and the count still exceeds the cap
-    // (solve_velocities).
-    int costly_verdict_steps = 0;
-    int costly_contact_blocks = 0;
-    long long costly_estimate = 0;
-  } history_;
+  // What the method choice learnt from earlier steps: the one state that release_memory()
+  // keeps.
+  MethodHistory history_;
   // Bodies + contacts + joints of the largest island solved since the buffers were last freed;
   // islands up to kKeptIslandSize keep theirs whatever follows (small, and often back).
   int largest_island_ = 0;

@@ -21,6 +21,7 @@
 #include "dynamics/joint.h"
 #include "dynamics/rigid_body.h"
 #include "dynamics/sequential_impulse_solver.h"
+#include "dynamics/solver_assignment.h"
 #include "engine/dense_ids.h"
 #include "engine/warm_start.h"
 #include "engine/world.h"
@@ -128,7 +129,11 @@ struct World::Impl {
     std::vector<std::array<int, 2>> contact_bodies, joint_bodies;
     IslandScratch scratch;
   } island_inputs;
-  std::vector<IslandBlockSolver> island_solvers; // one per island, reused across steps
+  // Island i is solved by island_solvers[solver_assignment.solver(i)]: solvers follow islands
+  // from step to step (dynamics/solver_assignment.h).
+  std::vector<IslandBlockSolver> island_solvers;
+  SolverAssignment solver_assignment;
+  std::vector<MethodHistory> island_history;  // by place in the island list (assign_island_solvers)
   std::vector<int> island_order;                 // islands, most blocks first (load balance)
   std::vector<IslandSolveInfo> island_info;
 
@@ -211,6 +216,7 @@ struct World::Impl {
   double contact_slop(int a, int b) const;
   void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints
   void order_islands_by_size();
+  void assign_island_solvers();
   /// Runs solve(i, threads) for every island too small to be dissected (world_solve.cpp).
   template <class Solve>
   void for_small_islands(Solve&& solve);

@@ -340,7 +340,7 @@ class IslandBlockSolver {
   std::vector<IterBlock> iter_;  // joint blocks, k < first_contact_block_ (contacts: contact_sweep_)
   // A contact block as the sweeps read it: rows n, t1, t2 (world) and the lever arms, from which
   // J·u = basis·(v_b + ω_b×r_b − v_a − ω_a×r_a) and M⁻¹Jᵀλ are formed with the bodies' masses
-  // (local_inv_mass_, local_inv_inertia_): a quarter of the bytes of the generic J and M⁻¹Jᵀ
+  // (local_inverse_): a quarter of the bytes of the generic J and M⁻¹Jᵀ
   // matrices that the sweeps streamed block after block.
   struct ContactSweep {
     Mat3 basis;
@@ -355,8 +355,14 @@ class IslandBlockSolver {
   };
   std::vector<ContactSweep> contact_sweep_;      // contact block k at k − first_contact_block_
   std::vector<std::array<Vec3, 2>> levers_;      // per block: the contact's ra, rb (world)
-  std::vector<double> local_inv_mass_;           // per island body
-  std::vector<Mat3> local_inv_inertia_;          // per island body: world inverse inertia
+  // Per island body (at its sweep slot): inverse mass and world inverse inertia side by side,
+  // read together by every impulse the sweeps apply (two arrays took a cache line more per
+  // body: the 10,000-box pile's bodies do not stay in cache between their contacts).
+  struct BodyInverse {
+    Mat3 inertia;
+    double mass = 0;
+  };
+  std::vector<BodyInverse> local_inverse_;
   /// The contact part of the sweeps: relative velocity rows at the point, and applying a block
   /// impulse (rows n, t1, t2) to the island bodies' velocities or displacements `u`.
   Vec3 contact_velocity(const ContactSweep& c, const std::vector<Vec3>& u) const;

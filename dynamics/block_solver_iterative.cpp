@@ -103,11 +103,10 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     group_start_.clear();
     sweep_slot_.clear();
   }
-  local_inv_mass_.resize(nb);
-  local_inv_inertia_.resize(nb);
+  local_inverse_.resize(nb);
   for (int l = 0; l < nb; ++l) {
-    local_inv_mass_[sweep_slot(l)] = bodies[bodies_[l]].inv_mass;
-    local_inv_inertia_[sweep_slot(l)] = bodies[bodies_[l]].inv_inertia_world;
+    local_inverse_[sweep_slot(l)].mass = bodies[bodies_[l]].inv_mass;
+    local_inverse_[sweep_slot(l)].inertia = bodies[bodies_[l]].inv_inertia_world;
   }
   // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
   iter_.resize(first_contact_block_);
@@ -318,13 +317,13 @@ namespace {
   // b receives +P at its point, a receives −P.
   if (c.slot[1] >= 0) {
     const int l = c.slot[1];
-    u[2 * l] += local_inv_mass_[l] * impulse_world;
-    u[2 * l + 1] += local_inv_inertia_[l] * c.lever[1].cross(impulse_world);
+    u[2 * l] += local_inverse_[l].mass * impulse_world;
+    u[2 * l + 1] += local_inverse_[l].inertia * c.lever[1].cross(impulse_world);
   }
   if (c.slot[0] >= 0) {
     const int l = c.slot[0];
-    u[2 * l] -= local_inv_mass_[l] * impulse_world;
-    u[2 * l + 1] -= local_inv_inertia_[l] * c.lever[0].cross(impulse_world);
+    u[2 * l] -= local_inverse_[l].mass * impulse_world;
+    u[2 * l + 1] -= local_inverse_[l].inertia * c.lever[0].cross(impulse_world);
   }
 }
 

@@ -95,11 +95,12 @@ class BlockSparseLu {
     Mat3 multiplier = Mat3::Zero();  // row_target -= multiplier · row_pivot
   };
 
-  // The rows' blocks, sorted by column, in one pool. A vector per row kept its capacity, but
-  // the world hands islands to solvers by their place in its list, so a solver's rows met other
-  // islands' patterns step after step and grew one at a time: the 10,000-box pile made 10,000 to
-  // 35,000 heap allocations a step, 85% of them here, and spent a tenth of its time in malloc.
-  // A pool regrows in a few doublings, and keeps its capacity between systems.
+  // The rows' blocks, sorted by column, in one pool. A vector per row kept its capacity, but a
+  // solver's rows meet other islands' patterns (islands change solvers: a new one, a merge,
+  // dynamics/solver_assignment.h) and grew one at a time: when solvers were handed out by place
+  // in the island list, the 10,000-box pile made 10,000 to 35,000 heap allocations a step, 85%
+  // of them here, and spent a tenth of its time in malloc. A pool regrows in a few doublings,
+  // and keeps its capacity between systems.
   class Rows {
    public:
     /// n empty rows; the pool is emptied (its capacity kept).

@@ -68,9 +68,9 @@ const BlockSparseLu::Block* find_block(const BlockSparseLu::Block* begin,
 }  // namespace
 
 void BlockSparseLu::reset(int n) {
-  // The rows' pool keeps its storage between systems (the solver refactors every step): freeing
-  // and reallocating tens of thousands of small vectors cost more than the elimination itself
-  // on a 10,000-link chain (fresh pages from the kernel each time).
+  // The rows' pool keeps its capacity between systems (the solver refactors every step): fresh
+  // storage each time cost more than the elimination itself on a 10,000-link chain (fresh pages
+  // from the kernel), and a row per vector made an allocation per growing row (Rows).
   rows_.reset(n);
   n_ = n;
   steps_.clear();

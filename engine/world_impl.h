@@ -134,7 +134,7 @@ struct World::Impl {
   std::vector<IslandBlockSolver> island_solvers;
   SolverAssignment solver_assignment;
   std::vector<MethodHistory> island_history;  // by place in the island list (assign_island_solvers)
-  std::vector<int> island_order;                 // islands, most blocks first (load balance)
+  std::vector<int> island_order;  // islands, most blocks first (load balance)
   std::vector<IslandSolveInfo> island_info;
 
   struct Cloth {

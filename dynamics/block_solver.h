@@ -101,6 +101,9 @@ struct IslandSolveInfo {
   bool exact = false;
   bool fell_back = false;
   bool rejected = false;  // the exact solution added energy and was replaced
+  bool exact_attempted = false;  // an exact solve was tried (it may have failed)
+  bool exact_skipped = false;    // one the cost model allowed was skipped: the island's own
+                                 // failed attempts predict that it fails (choose_exact)
   int active_set_iterations = 0;
   long long block_ops = 0;            // block operations spent in exact factorisations
   long long estimated_exact_ops = 0;  // symbolic estimate of one factorisation (capped)
@@ -241,8 +244,12 @@ class IslandBlockSolver {
   void prepare_iterative(const std::vector<RigidBodySim>& bodies,
                          const BlockSolverSettings& settings);
   /// The method choice: exact elimination (true, with its operation `budget`) or the iterative
-  /// method, from their estimated costs; fills info's cost figures.
-  bool choose_exact(const BlockSolverSettings& settings, IslandSolveInfo& info, long long& budget);
+  /// method, from their estimated costs; fills info's cost figures. `impacts_possible`: a
+  /// contact of the island has restitution (an attempt then propagates impacts, see the .cpp).
+  bool choose_exact(const BlockSolverSettings& settings, bool impacts_possible, IslandSolveInfo& info,
+                    long long& budget);
+  /// What a failed exact attempt teaches the method history (MethodHistory).
+  void note_failed_elimination(const BlockSolverSettings& settings);
   /// Groups the blocks of a big island for parallel sweeps (nested dissection, see the .cpp).
   void dissect_blocks(const std::vector<RigidBodySim>& bodies);
   void bisect_bodies(const std::vector<RigidBodySim>& bodies, int begin, int end, int label, int depth);
@@ -319,6 +326,16 @@ class IslandBlockSolver {
   // What the method choice learnt from earlier steps: the one state that release_memory()
   // keeps.
   MethodHistory history_;
+  // The failed eliminations of the island this solver serves, kept with that island: the
+  // solver serves it while its smallest body (the key) stays the same, and release_memory()
+  // keeps them. choose_exact skips the attempts of a big island whose contacts cannot bounce
+  // while `wait` lasts.
+  struct FailedEliminations {
+    int island_key = -1;
+    int count = 0;  // consecutive failed attempts
+    int wait = 0;   // solves of the island left before its next attempt
+  };
+  FailedEliminations failed_;
   // Bodies + contacts + joints of the largest island solved since the buffers were last freed;
   // islands up to kKeptIslandSize keep theirs whatever follows (small, and often back).
   int largest_island_ = 0;

@@ -254,6 +254,66 @@ TEST(BlockSolverCost, AutoPicksExactForChainsAndIterativeForBigContactLattices) 
   }
 }
 
+TEST(BlockSolverCost, ABigIslandWhoseEliminationsFailWaitsTwiceAsLongAfterEachAndKeepsItsResults) {
+  // The method history follows the place in the island list, so a big island can be handed the
+  // history of islands whose eliminations succeeded (here: a fresh history before every solve)
+  // and try again every step. Its own failed attempts hold it back: after the k-th failure in a
+  // row it skips 2^k − 1 attempts. A failed attempt changes no result, so neither may a skipped
+  // one: every solve must give the iterative method's velocities bit for bit.
+  BlockSolverSettings settings;
+  settings.always_exact_contacts = 4;            // the 3³ lattice's 63 contacts make it big
+  settings.iterative_ops_per_body_block = 1e6;   // the cost model allows elimination...
+  settings.exact_budget_factor = 1e-9;           // ...whose budget then runs out at once
+  BlockSolverSettings iterative = settings;
+  iterative.method = BlockMethod::Iterative;
+  Problem start = lattice(3, 0.5);
+  start.prepare(1e-3);
+  const Island island = start.island();
+  IslandBlockSolver reference_solver;
+  Problem expected = start;
+  reference_solver.solve_velocities(island, expected.bodies, expected.contacts, expected.joints, 1e-3, iterative);
+
+  auto attempts_over = [&](IslandBlockSolver& solver, const Island& isl, const Problem& problem,
+                           const BlockSolverSettings& s, int solves, const Problem* reference) {
+    std::vector<int> attempts;
+    for (int n = 0; n < solves; ++n) {
+      Problem p = problem;
+      solver.set_history(MethodHistory{});
+      const IslandSolveInfo info = solver.solve_velocities(isl, p.bodies, p.contacts, p.joints, 1e-3, s);
+      EXPECT_FALSE(info.exact && !info.fell_back) << "solve " << n;
+      EXPECT_NE(info.exact_attempted, info.exact_skipped) << "solve " << n;
+      if (info.exact_attempted) attempts.push_back(n);
+      for (std::size_t i = 0; reference && i < p.bodies.size(); ++i) {
+        EXPECT_EQ(p.bodies[i].v, reference->bodies[i].v) << "solve " << n << " body " << i;
+        EXPECT_EQ(p.bodies[i].w, reference->bodies[i].w) << "solve " << n << " body " << i;
+      }
+    }
+    return attempts;
+  };
+  IslandBlockSolver solver;
+  EXPECT_EQ(attempts_over(solver, island, start, settings, 40, &expected), (std::vector<int>{0, 2, 6, 14, 30}));
+
+  // Another island (another smallest body) served by the same solver starts with no failures.
+  Island without_first = island;
+  const int first = island.bodies.front();
+  without_first.bodies.erase(without_first.bodies.begin());
+  std::erase_if(without_first.contacts, [&](int c) {
+    return start.contacts[c].body_a == first || start.contacts[c].body_b == first;
+  });
+  EXPECT_EQ(attempts_over(solver, without_first, start, settings, 3, nullptr), (std::vector<int>{0, 2}));
+
+  // Small islands are not held back (their exact solves are the accuracy the history is tuned
+  // for), nor islands with restitution (a failed attempt keeps the impacts it propagated).
+  BlockSolverSettings small = settings;
+  small.always_exact_contacts = 1000;
+  IslandBlockSolver small_solver;
+  EXPECT_EQ(attempts_over(small_solver, island, start, small, 6, &expected).size(), 6u);
+  Problem bouncy = start;
+  bouncy.contacts.back().restitution = 0.5;
+  IslandBlockSolver bouncy_solver;
+  EXPECT_EQ(attempts_over(bouncy_solver, island, bouncy, settings, 6, nullptr).size(), 6u);
+}
+
 TEST(BlockSolverIterative, ConvergesToTheExactSolutionOfAStickingLattice) {
   // High friction: every contact sticks and pushes, so the exact active set is all-active and
   // the projected method must reach the same velocities.

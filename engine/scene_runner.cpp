@@ -203,6 +203,8 @@ Json summary_json(const World& world, const SceneDef& scene, const std::vector<B
   s["active_set_iterations_max"] = stats.active_set_iterations_max;
   s["exact_island_solves"] = stats.exact_island_solves;
   s["iterative_island_solves"] = stats.iterative_island_solves;
+  s["exact_attempts_failed"] = stats.exact_attempts_failed;
+  s["exact_attempts_skipped"] = stats.exact_attempts_skipped;
   s["bodies_asleep"] = stats.bodies_asleep;
   s["sleeping_body_steps"] = stats.sleeping_body_steps;
   if (world.cloth_count() > 0) s["cloth_self_intersections_max"] = stats.cloth_self_intersections_max;

@@ -104,6 +104,11 @@ struct WorldStats {
   long long exact_island_solves = 0;   // islands solved by exact block elimination
   long long iterative_island_solves = 0;  // islands solved by projected block Gauss–Seidel
   long long active_set_fallbacks = 0;  // active set did not settle; iterative method finished
+  // Exact attempts that did not give the island's solution (budget overrun, cycling, energy
+  // check), and attempts the cost model allowed but a big island's own earlier failures
+  // skipped (IslandBlockSolver::choose_exact); both islands were then solved iteratively.
+  long long exact_attempts_failed = 0;
+  long long exact_attempts_skipped = 0;
   // Cloth: seconds per sub-phase (by ClothPhase), summed over cloths and steps (all zero in a
   // world without cloth); self-intersections seen after any step.
   std::array<double, kClothPhaseCount> cloth_phase_seconds{};

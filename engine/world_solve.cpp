@@ -210,6 +210,8 @@ void World::Impl::solve_contacts(double h) {
     stats.active_set_iterations_max = std::max(stats.active_set_iterations_max, info.active_set_iterations);
     if (info.exact) ++stats.exact_island_solves; else ++stats.iterative_island_solves;
     if (info.fell_back) ++stats.active_set_fallbacks;
+    if (info.exact_attempted && (!info.exact || info.fell_back)) ++stats.exact_attempts_failed;
+    if (info.exact_skipped) ++stats.exact_attempts_skipped;
   }
 }
 

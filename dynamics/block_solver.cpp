@@ -15,7 +15,6 @@ namespace {
 constexpr double kImpulseTolerance = 1e-10;   // [N s] sign decisions of λ
 constexpr double kVelocityTolerance = 1e-7;   // [m/s] activation and slip decisions
 
-constexpr int kMaxExactBackoffDoublings = 7;  // wait at most 127 steps between exact attempts
 
 bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::LimitUpper; }
 
@@ -547,7 +546,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     impacts_possible = impacts_possible || contacts[c].restitution > 0;
   }
   const int island_key = island.bodies.empty() ? -1 : island.bodies.front();
-  if (failed_.island_key != island_key) failed_ = FailedEliminations{island_key, 0, 0};
+  if (failed_.island_key != island_key) failed_ = FailedEliminations{island_key, {}};
   contact_tolerance_ = settings.contact_residual_slops * smallest_slop / h;
   // Every block's data below depends on that block alone: big islands fill them in parallel.
   // blocks_ is not cleared first: every block is assigned whole below, and value-initialising
@@ -639,12 +638,11 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
     info.exact = solved;
     if (exact_) {
       history_.expected_passes = info.active_set_iterations;
-      history_.exact_failures = 0;
-      failed_.count = 0;
+      history_.backoff.succeeded();
+      failed_.backoff.succeeded();
     } else {
       note_failed_elimination(settings);
-      failed_.count = std::min(failed_.count + 1, kMaxExactBackoffDoublings);
-      failed_.wait = (1 << failed_.count) - 1;
+      failed_.backoff.failed();
     }
   }
   if (!info.exact) {
@@ -677,8 +675,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
 }
 
 void IslandBlockSolver::note_failed_elimination(const BlockSolverSettings& settings) {
-  history_.exact_failures = std::min(history_.exact_failures + 1, kMaxExactBackoffDoublings);
-  history_.exact_wait = (1 << history_.exact_failures) - 1;
+  history_.backoff.failed();
   history_.expected_passes = std::max(2.0 * history_.expected_passes,
                                       static_cast<double>(settings.max_active_set_iterations));
 }
@@ -707,8 +704,7 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, bool i
   // the island waits before the next attempt, twice as long after every further failure:
   // resting piles whose small islands cycle between sticking and sliding stop paying for it
   // (pile_boxes_1k: about 2 ms of a 10 ms step), while stacks, which succeed, never wait.
-  const bool backing_off = settings.method == BlockMethod::Auto && history_.exact_wait > 0;
-  if (backing_off) --history_.exact_wait;
+  const bool backing_off = settings.method == BlockMethod::Auto && history_.backoff.pass();
   if (settings.method == BlockMethod::Auto && !backing_off &&
       (settings.max_exact_contacts < 0 || contact_blocks <= settings.max_exact_contacts)) {
     // Unilateral rows (contacts, limits) need several active-set passes, as many as this
@@ -754,8 +750,7 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, bool i
   // pile_spheres_1k's results. The skipped attempt teaches the place's history what the
   // failure would have, so the history evolves as it did when every attempt was made: while
   // the skipped attempts would have failed, every result is the same (every bench scene's).
-  if (settings.method == BlockMethod::Auto && big && !impacts_possible && failed_.wait > 0) {
-    --failed_.wait;
+  if (settings.method == BlockMethod::Auto && big && !impacts_possible && failed_.backoff.pass()) {
     if (exact_allowed) {
       note_failed_elimination(settings);
       exact_allowed = false;

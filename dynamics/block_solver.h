@@ -110,11 +110,29 @@ struct IslandSolveInfo {
   long long iterative_ops = 0;        // cost model of the iterative method, same units
 };
 
+/// Consecutive failed exact attempts and the wait they impose: after the k-th failure in a row
+/// the next 2^k − 1 chances to try are passed (k at most kMaxDoublings: 127 steps).
+struct ExactBackoff {
+  static constexpr int kMaxDoublings = 7;
+  int failures = 0;
+  int wait = 0;  // chances left to pass
+  void failed() {
+    failures = failures < kMaxDoublings ? failures + 1 : kMaxDoublings;
+    wait = (1 << failures) - 1;
+  }
+  void succeeded() { failures = 0; }
+  /// True (and one chance fewer to pass) while waiting.
+  bool pass() {
+    if (wait <= 0) return false;
+    --wait;
+    return true;
+  }
+};
+
 /// What an island solver's method choice learnt from earlier steps (IslandBlockSolver).
 struct MethodHistory {
   double expected_passes = 2;  // active-set passes the next exact solve is expected to need
-  int exact_failures = 0;      // consecutive failed exact attempts (Auto method)
-  int exact_wait = 0;          // steps left before the next exact attempt (Auto method)
+  ExactBackoff backoff;        // failed exact attempts (Auto method), waits counted in steps
   // A big island whose symbolic count came out above its cap reuses that count for a few
   // steps while its contact count stays within 1/16 and the count still exceeds the cap
   // (solve_velocities).
@@ -329,11 +347,10 @@ class IslandBlockSolver {
   // The failed eliminations of the island this solver serves, kept with that island: the
   // solver serves it while its smallest body (the key) stays the same, and release_memory()
   // keeps them. choose_exact skips the attempts of a big island whose contacts cannot bounce
-  // while `wait` lasts.
+  // while its back-off lasts.
   struct FailedEliminations {
     int island_key = -1;
-    int count = 0;  // consecutive failed attempts
-    int wait = 0;   // solves of the island left before its next attempt
+    ExactBackoff backoff;  // waits counted in solves of the island
   };
   FailedEliminations failed_;
   // Bodies + contacts + joints of the largest island solved since the buffers were last freed;

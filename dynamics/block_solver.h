@@ -176,6 +176,8 @@ class IslandBlockSolver {
   /// row the buffers are freed (a pile that merged leaves thousands of solvers idle; an island
   /// count that only wavers keeps them).
   void idle();
+  /// False once the buffers are freed (or before the first island): idle() then does nothing.
+  bool holds_buffers() const { return largest_island_ > 0; }
   /// Frees every buffer; keeps the method choice's history (expected passes, back-off, verdict).
   void release_memory();
   /// The method choice's history, which the world keeps by place in the island list

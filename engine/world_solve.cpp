@@ -127,11 +127,27 @@ void World::Impl::assign_island_solvers() {
   // (IslandBlockSolver::choose_exact) with every result the same; small islands do succeed
   // after failing, and when they retry is what moves the results.
   if (island_history.size() < islands.size()) island_history.resize(islands.size());
-  for (int j = 0; j < solver_assignment.solver_count(); ++j) {
-    // Solvers free their buffers when long without an island (fewer islands than before: a
-    // pile merging) or when their island is much smaller (IslandBlockSolver::idle and ::fit).
-    if (!solver_assignment.serving(j)) island_solvers[j].idle();
+  // Solvers free their buffers when long without an island (fewer islands than before: a
+  // pile merging) or when their island is much smaller (IslandBlockSolver::idle and ::fit).
+  // Only the solvers that hold buffers are visited, from a list: a call on every solver had
+  // cost the 10,000-box pile a cache miss on each of its 10,000 solvers (2.8 kB apart) every
+  // step, 0.3 ms. The order of the calls moves nothing: each solver frees only its own.
+  solver_listed.resize(island_solvers.size(), 0);
+  for (size_t i = 0; i < islands.size(); ++i) {
+    const int j = solver_assignment.solver(static_cast<int>(i));
+    if (!solver_listed[j]) {
+      solver_listed[j] = 1;
+      solvers_holding_buffers.push_back(j);
+    }
   }
+  std::size_t kept = 0;
+  for (const int j : solvers_holding_buffers) {
+    const bool serving = solver_assignment.serving(j);
+    if (!serving) island_solvers[j].idle();
+    if (serving || island_solvers[j].holds_buffers()) solvers_holding_buffers[kept++] = j;
+    else solver_listed[j] = 0;
+  }
+  solvers_holding_buffers.resize(kept);
 }
 
 template <class Solve>
@@ -252,7 +268,10 @@ void World::Impl::measure_joint_errors() {
 
 void World::Impl::store_warm_start() {
   warm_cache.clear();
-  warm_cache.reserve(contacts.size());
+  // Grown by doubling, not to the exact count: a pile whose contacts grow a few each step
+  // reallocated its whole cache every step (the 10,000-box pile: 42,000 records, page faults
+  // on fresh memory each time, 0.5% of its step).
+  if (warm_cache.capacity() < contacts.size()) warm_cache.reserve(std::max(contacts.size(), 2 * warm_cache.capacity()));
   for (const ContactConstraint& c : contacts) warm_cache.push_back(cached_impulse(c));
   sort_warm_cache(warm_cache);
 }

@@ -224,14 +224,19 @@ TEST(BlockSolverMemory, ASolverFreesABigIslandsBuffersForAMuchSmallerOneAndSolve
   smaller.contacts.resize(big.contacts.size() / 2);
   solve(steady, smaller);
   EXPECT_EQ(steady.block_capacity(), big_capacity);
-  // A solver without an island keeps its buffers for a few steps, then frees them.
+  // A solver without an island keeps its buffers for a few steps, then frees them. The world
+  // visits only the solvers that say they hold buffers, so that answer must follow.
+  EXPECT_FALSE(IslandBlockSolver().holds_buffers());
+  EXPECT_TRUE(steady.holds_buffers());
   int steps_kept = 0;
   while (steady.block_capacity() > 0 && steps_kept < 100) {
+    EXPECT_TRUE(steady.holds_buffers());
     steady.idle();
     ++steps_kept;
   }
   EXPECT_GT(steps_kept, 1);
   EXPECT_LT(steps_kept, 100);
+  EXPECT_FALSE(steady.holds_buffers());
 }
 
 TEST(BlockSolverCost, AutoPicksExactForChainsAndIterativeForBigContactLattices) {

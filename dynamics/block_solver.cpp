@@ -685,27 +685,33 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, bool i
   // Exact block elimination or the projected iterative method, whichever costs less: one
   // factorisation's block operations (symbolic count, fill-in included) times the expected
   // active-set iterations against the iterative sweeps over the same blocks.
-  int contact_blocks = 0;
-  bool unilateral = false;
-  for (const ConstraintBlock& b : blocks_) {
-    contact_blocks += b.contact >= 0 ? 1 : 0;
-    for (int r = 0; r < 3; ++r) unilateral = unilateral || b.kind[r] != RowKind::Equality;
+  // Contact blocks follow the joint blocks (a count, not a pass over the ~490-byte blocks);
+  // contact rows are unilateral.
+  const int contact_blocks = static_cast<int>(blocks_.size()) - first_contact_block_;
+  bool unilateral = contact_blocks > 0;
+  for (int k = 0; k < first_contact_block_ && !unilateral; ++k) {
+    for (int r = 0; r < 3; ++r) unilateral = unilateral || blocks_[k].kind[r] != RowKind::Equality;
   }
   // Only islands past always_exact_contacts need their depth: smaller ones try exact anyway.
   const bool big = contact_blocks > settings.always_exact_contacts;
+  // After a failed exact attempt (the active set cycled or overran its budget, which costs up
+  // to exact_budget_factor × the iterative method on top of the iterative solve that follows)
+  // the island waits before the next attempt, twice as long after every further failure:
+  // resting piles whose small islands cycle between sticking and sliding stop paying for it
+  // (pile_boxes_1k: about 2 ms of a 10 ms step), while stacks, which succeed, never wait.
+  // While it waits nothing is chosen, so nothing is measured either: a big island's depth
+  // (layer_count) only prices the choice. (The island's own wait, below, runs on as well.)
+  if (settings.method == BlockMethod::Auto && history_.backoff.pass()) {
+    if (big && !impacts_possible) failed_.backoff.pass();
+    return false;
+  }
   const bool deep_check = settings.method == BlockMethod::Auto && big;
   info.iterative_ops = iterative_cost(settings, deep_check ? layer_count() : 0);
   budget = settings.method == BlockMethod::Exact
                ? 0
                : static_cast<long long>(settings.exact_budget_factor * static_cast<double>(info.iterative_ops));
   bool exact_allowed = settings.method == BlockMethod::Exact;
-  // After a failed exact attempt (the active set cycled or overran its budget, which costs up
-  // to exact_budget_factor × the iterative method on top of the iterative solve that follows)
-  // the island waits before the next attempt, twice as long after every further failure:
-  // resting piles whose small islands cycle between sticking and sliding stop paying for it
-  // (pile_boxes_1k: about 2 ms of a 10 ms step), while stacks, which succeed, never wait.
-  const bool backing_off = settings.method == BlockMethod::Auto && history_.backoff.pass();
-  if (settings.method == BlockMethod::Auto && !backing_off &&
+  if (settings.method == BlockMethod::Auto &&
       (settings.max_exact_contacts < 0 || contact_blocks <= settings.max_exact_contacts)) {
     // Unilateral rows (contacts, limits) need several active-set passes, as many as this
     // island needed last time (islands keep their solver while their smallest body is the

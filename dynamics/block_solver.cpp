@@ -531,6 +531,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   IslandSolveInfo info;
   h_ = h;
   bodies_ = island.bodies;
+  contacts_ = island.contacts;
   depths_current_ = false;
   impact_impulses_.clear();
   threads_ = settings.threads;

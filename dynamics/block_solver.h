@@ -228,6 +228,10 @@ class IslandBlockSolver {
                          const BlockSolverSettings& settings, const std::vector<int>& rows,
                          const std::vector<int>& pivots, long long budget, IslandSolveInfo& info);
   /// Position error C of block k per row: overlap beyond the slop (normal row), joint row errors.
+  /// Asks the memory for what block_position_error(k) will read (the contact and its two
+  /// bodies' poses): in a big island they are far apart in the world's arrays.
+  void prefetch_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
+                               const std::vector<ContactConstraint>& contacts) const;
   Vec3 block_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
                             const std::vector<ContactConstraint>& contacts,
                             const std::vector<JointSim>& joints) const;
@@ -326,6 +330,7 @@ class IslandBlockSolver {
   Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
+  std::vector<int> contacts_;             // island contacts: block first_contact_block_ + i is contacts_[i]
   int threads_ = 1;                       // for per-block loops (> 1: big islands, a lone lead one)
   int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;

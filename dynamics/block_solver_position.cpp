@@ -15,18 +15,28 @@
 #include "collision/base/parallel.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/constraint_rows.h"
+#include "dynamics/contact_prefetch.h"
 
 namespace impetus {
 
 Vec3 IslandBlockSolver::block_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
                                              const std::vector<ContactConstraint>& contacts,
                                              const std::vector<JointSim>& joints) const {
-  const ConstraintBlock& b = blocks_[k];
-  if (b.contact < 0) return joint_block_position_error(joints[b.joint], b, bodies);
-  const ContactConstraint& c = contacts[b.contact];
+  if (static_cast<int>(k) < first_contact_block_) {
+    const ConstraintBlock& b = blocks_[k];
+    return joint_block_position_error(joints[b.joint], b, bodies);
+  }
+  const ContactConstraint& c = contacts[contacts_[k - first_contact_block_]];
   const double separation = contact_separation(c, bodies[c.body_a], bodies[c.body_b]);
   // Only overlap beyond the slop is removed; other rows keep their positions.
   return Vec3(separation < -c.slop ? separation + c.slop : 0.0, 0, 0);
+}
+
+void IslandBlockSolver::prefetch_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
+                                                const std::vector<ContactConstraint>& contacts) const {
+  const std::size_t first = static_cast<std::size_t>(first_contact_block_);
+  if (k < first) return;  // joints come first and are few
+  prefetch_contact_ahead(contacts, bodies, contacts_.data(), contacts_.size(), k - first);
 }
 
 double IslandBlockSolver::position_error(const std::vector<RigidBodySim>& bodies,
@@ -35,6 +45,7 @@ double IslandBlockSolver::position_error(const std::vector<RigidBodySim>& bodies
   block_error_.resize(blocks_.size());
   double worst = 0;
   for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    prefetch_position_error(k, bodies, contacts);
     block_error_[k] = block_position_error(k, bodies, contacts, joints);
     worst = std::max(worst, block_error_[k].cwiseAbs().maxCoeff());
   }
@@ -61,6 +72,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
   target.resize(blocks_.size());
   std::atomic<bool> any{false};
   parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
+    if (!block_error_current_) prefetch_position_error(static_cast<std::size_t>(k), bodies, contacts);
     const Vec3 c = block_error_current_ ? block_error_[k] : block_position_error(k, bodies, contacts, joints);
     target[k] = -settings.stabilization * c;
     // Written once: a store per block from every thread made the flag's cache line bounce

@@ -5,6 +5,7 @@
 
 #include "collision/base/parallel.h"
 #include "dynamics/constraint_rows.h"
+#include "dynamics/contact_prefetch.h"
 #include "engine/world_impl.h"
 
 namespace impetus {
@@ -205,6 +206,7 @@ void World::Impl::solve_contacts(double h) {
   auto solve_island = [&](std::ptrdiff_t i, int threads) {
     const std::vector<int>& island_contacts = islands[i].contacts;
     parallel_for_static(static_cast<std::ptrdiff_t>(island_contacts.size()), threads, [&](std::ptrdiff_t n) {
+      prefetch_contact_ahead(contacts, bodies, island_contacts.data(), island_contacts.size(), n);
       ContactConstraint& c = contacts[island_contacts[n]];
       prepare_contact_geometry(c, bodies[c.body_a], bodies[c.body_b], h, restitution_threshold);
     });
@@ -249,6 +251,7 @@ void World::Impl::stabilize_positions() {
         island_solvers[solver_assignment.solver(i)].stabilize_positions(bodies, contacts, joints, big_settings);
     }
     deepest = parallel_max(0, static_cast<std::ptrdiff_t>(contacts.size()), def.threads, [&](std::ptrdiff_t k) {
+      prefetch_contact_ahead(contacts, bodies, nullptr, contacts.size(), k);
       const ContactConstraint& c = contacts[k];
       return -contact_separation(c, bodies[c.body_a], bodies[c.body_b]);
     });

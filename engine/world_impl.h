@@ -216,6 +216,10 @@ struct World::Impl {
   /// Sub-steps of one step: the scene's, more where they would exceed kMaxSolverStep.
   int substeps_per_step() const;
   void build_contacts();
+  /// Pair k's contacts (build_contacts), warm-started from its records of the sorted cache:
+  /// `cursor` walks on from the last pair's records (null: search).
+  void build_pair_contacts(std::ptrdiff_t k, const CachedImpulse* cache_begin,
+                           const CachedImpulse* cache_end, const CachedImpulse*& cursor);
   /// Overlap left uncorrected by a contact between bodies a and b [m] (kSlopSizeFraction).
   double contact_slop(int a, int b) const;
   void build_awake_islands(std::vector<Island>& out);  // awake dynamic bodies, contacts + joints

@@ -115,6 +115,24 @@ void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
 #pragma omp parallel for schedule(static) num_threads(t)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
+/// Run body(begin, end) once per thread (up to `threads`) over contiguous, equal, consecutive
+/// parts of [0, n); one part [0, n) below kMinParallel indices. For loops that carry something
+/// from one index to the next within a part (a search cursor); the indices must still write
+/// only their own slots, so the parts, which depend on the thread count, move no result.
+template <class Body>
+void parallel_for_ranges(std::ptrdiff_t n, int threads, Body&& body) {
+  const int t = loop_threads(n, threads, kMinParallel);
+  if (t == 1) {
+    body(std::ptrdiff_t{0}, n);
+    return;
+  }
+#pragma omp parallel num_threads(t)
+  {
+    const std::ptrdiff_t part = omp_get_thread_num(), parts = omp_get_num_threads();
+    body(n * part / parts, n * (part + 1) / parts);
+  }
+}
+
 /// A team of threads that shares out the work of one parallel region (run_team): OpenMP's
 /// work-sharing constructs as calls, so that the same code runs serially on a SerialTeam.
 /// (Orphaned constructs would not do there: inside a caller's parallel region, an island

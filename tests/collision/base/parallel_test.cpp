@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <array>
+#include <atomic>
 #include <vector>
 
 #include <omp.h>
@@ -40,6 +41,37 @@ TEST(ParallelGate, ParallelForVisitsEveryIndexOnce) {
   std::vector<int> seen(1000, 0);
   parallel_for(static_cast<std::ptrdiff_t>(seen.size()), 2, [&](std::ptrdiff_t i) { seen[i] += 1; }, 1);
   for (int count : seen) EXPECT_EQ(count, 1);
+  unsetenv("IMPETUS_IGNORE_LOAD");
+}
+
+TEST(ParallelGate, ParallelForRangesCoversEveryIndexOnceInConsecutiveParts) {
+  // build_contacts walks a cursor through each part: a part must be consecutive indices, and
+  // the parts together every index once, for any thread count and length (short ones serial).
+  setenv("IMPETUS_IGNORE_LOAD", "1", 1);
+  refresh_idle_cores();
+  for (const std::ptrdiff_t n : {0, 1, 31, 32, 33, 1000, 1001}) {
+    for (const int threads : {1, 2, 3}) {
+      std::vector<int> seen(static_cast<std::size_t>(n), 0);
+      std::vector<int> part_of(static_cast<std::size_t>(n), -1);
+      std::atomic<int> parts{0};
+      parallel_for_ranges(n, threads, [&](std::ptrdiff_t first, std::ptrdiff_t last) {
+        const int part = parts.fetch_add(1);
+        for (std::ptrdiff_t i = first; i < last; ++i) {
+          seen[i] += 1;
+          part_of[i] = part;
+        }
+      });
+      for (std::ptrdiff_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "n " << n << " threads " << threads << " index " << i;
+      // Consecutive: a part, once left, is never met again.
+      std::vector<char> closed(static_cast<std::size_t>(parts.load()), 0);
+      for (std::ptrdiff_t i = 1; i < n; ++i) {
+        if (part_of[i] == part_of[i - 1]) continue;
+        closed[part_of[i - 1]] = 1;
+        EXPECT_FALSE(closed[part_of[i]]) << "n " << n << " threads " << threads << " index " << i;
+      }
+      if (n < kMinParallel) EXPECT_LE(parts.load(), 1) << "n " << n;
+    }
+  }
   unsetenv("IMPETUS_IGNORE_LOAD");
 }
 

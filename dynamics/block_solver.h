@@ -107,7 +107,8 @@ struct IslandSolveInfo {
   int active_set_iterations = 0;
   long long block_ops = 0;            // block operations spent in exact factorisations
   long long estimated_exact_ops = 0;  // symbolic estimate of one factorisation (capped)
-  long long iterative_ops = 0;        // cost model of the iterative method, same units
+  long long iterative_ops = 0;        // cost model of the iterative method, same units (0: the
+                                      // island was waiting after failed attempts, nothing chosen)
 };
 
 /// Consecutive failed exact attempts and the wait they impose: after the k-th failure in a row
@@ -228,13 +229,13 @@ class IslandBlockSolver {
                          const BlockSolverSettings& settings, const std::vector<int>& rows,
                          const std::vector<int>& pivots, long long budget, IslandSolveInfo& info);
   /// Position error C of block k per row: overlap beyond the slop (normal row), joint row errors.
-  /// Asks the memory for what block_position_error(k) will read (the contact and its two
-  /// bodies' poses): in a big island they are far apart in the world's arrays.
-  void prefetch_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
-                               const std::vector<ContactConstraint>& contacts) const;
   Vec3 block_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
                             const std::vector<ContactConstraint>& contacts,
                             const std::vector<JointSim>& joints) const;
+  /// Asks the memory for what block_position_error will read a few blocks after k (contacts
+  /// and their bodies' poses): in a big island they are far apart in the world's arrays.
+  void prefetch_position_error(std::size_t k, const std::vector<RigidBodySim>& bodies,
+                               const std::vector<ContactConstraint>& contacts) const;
   /// Largest position error of the island (largest |C| of any row). Keeps every block's C for
   /// position_targets while the poses stay as they are.
   double position_error(const std::vector<RigidBodySim>& bodies,
@@ -330,7 +331,9 @@ class IslandBlockSolver {
   Mat3 island_diagonal(int k, const std::vector<RigidBodySim>& bodies) const;
 
   std::vector<int> bodies_;               // island bodies (dense indices, ascending)
-  std::vector<int> contacts_;             // island contacts: block first_contact_block_ + i is contacts_[i]
+  // The island's contacts: block first_contact_block_ + i is contacts_[i] (also its `contact`;
+  // read from here, the position level's passes skip the ~490-byte blocks).
+  std::vector<int> contacts_;
   int threads_ = 1;                       // for per-block loops (> 1: big islands, a lone lead one)
   int first_contact_block_ = 0;           // blocks: the joints' first, then the contacts
   std::vector<ConstraintBlock> blocks_;

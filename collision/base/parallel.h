@@ -115,6 +115,7 @@ void parallel_for_static(std::ptrdiff_t n, int threads, Body&& body) {
 #pragma omp parallel for schedule(static) num_threads(t)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
+
 /// Run body(begin, end) once per thread (up to `threads`) over contiguous, equal, consecutive
 /// parts of [0, n); one part [0, n) below kMinParallel indices. For loops that carry something
 /// from one index to the next within a part (a search cursor); the indices must still write

@@ -532,7 +532,6 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   h_ = h;
   bodies_ = island.bodies;
   contacts_ = island.contacts;
-  depths_current_ = false;
   impact_impulses_.clear();
   threads_ = settings.threads;
   joint_block_scratch_.clear();
@@ -778,6 +777,7 @@ void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
     known_ordering_ = settings.ordering;
     known_estimate_ = -1;
     exact_order_known_ = false;
+    depths_current_ = false;
     joint_order_known_ = false;
   }
 }

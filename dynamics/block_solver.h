@@ -262,7 +262,9 @@ class IslandBlockSolver {
                            bool sweep_slots);
   double kinetic_energy(const std::vector<RigidBodySim>& bodies) const;
   double start_kinetic_energy() const;
-  void save_start_velocities(const std::vector<RigidBodySim>& bodies);
+  /// Saves the island's velocities (u0_) and, with `energy_reference`, the masses and world
+  /// inertias that start_kinetic_energy() weighs them with.
+  void save_start_velocities(const std::vector<RigidBodySim>& bodies, bool energy_reference = true);
   void restore_start_velocities(std::vector<RigidBodySim>& bodies) const;
   /// Per-block data of the projected method: local body slots, M⁻¹Jᵀ, inverse diagonal,
   /// known velocity of non-island bodies, and the dissection groups of big islands.

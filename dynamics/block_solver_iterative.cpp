@@ -125,8 +125,11 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     }
     Vec3 row_diagonal;
     for (int r = 0; r < 3; ++r) row_diagonal[r] = d(r, r) + regularisation_[k];
+    // Contact blocks sweep their position level as a scalar normal row (iterate_contact): only
+    // joint blocks need the position-level inverse.
+    const bool contact_block = k >= first_contact_block_;
     Mat3 inverse[2];
-    for (int level = 0; level < 2; ++level) {
+    for (int level = 0; level < (contact_block ? 1 : 2); ++level) {
       Mat3 dl = d;
       for (int r = 0; r < 3; ++r) {
         const bool free_row = b.kind[r] == RowKind::Unused ||
@@ -141,7 +144,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       }
       inverse[level] = dl.inverse();
     }
-    if (b.contact >= 0) {
+    if (contact_block) {
       ContactSweep& c = contact_sweep_[k - first_contact_block_];
       c.basis = b.jv[1];
       c.lever = levers_[k];

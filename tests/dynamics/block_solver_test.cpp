@@ -162,11 +162,11 @@ Problem star(int n) {
 
 TEST(BlockSolverCost, ASolverKeepsWhatItKnowsOfAStructureOnlyWhileTheStructureRepeats) {
   // An island keeps its bodies' depths, orderings and recorded eliminations while its
-  // structure repeats from step to step (a chain's depths ordering the star's blocks give
-  // another elimination). A solver handed another structure with the same body and joint counts must
-  // not reuse them, and one handed the same structure again must solve it exactly as a fresh
-  // solver does. (Exact method: the automatic choice also adapts to the passes the island
-  // needed before, which a fresh solver has not seen.)
+  // structure repeats from step to step. A solver handed another structure with the same body
+  // and joint counts must not reuse them (a chain's depths ordering the star's blocks give
+  // another elimination), and one handed the same structure again must solve it exactly as a
+  // fresh solver does. (Exact method: the automatic choice also adapts to the passes the
+  // island needed before, which a fresh solver has not seen.)
   BlockSolverSettings settings;
   settings.method = BlockMethod::Exact;
   const Problem chain_problem = chain(12), star_problem = star(12);

@@ -447,6 +447,9 @@ class IslandBlockSolver {
   std::vector<double> joint_mass_;
   std::vector<Mat3> joint_inertia_;
   std::vector<Vec3> joint_rhs_, joint_x_;
+  // Per joint block: which rows the super-block solves (is_super_row), read by every sweep's
+  // solve from this compact copy rather than from the ~490-byte blocks' kind and joint fields.
+  std::vector<std::array<bool, 3>> joint_super_rows_;
   std::vector<int> joint_rows_, joint_pivots_;  // its elimination order (kept: no per-step allocation)
   // Scratch of ordering() and estimate_exact_ops(), const queries of the island's graph; kept
   // between steps so that neither allocates once the island has been seen at its size.

@@ -53,6 +53,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     joint_lu_.add(2 * l, 2 * l, joint_mass_[l] * Mat3::Identity());
     joint_lu_.add(2 * l + 1, 2 * l + 1, joint_inertia_[l]);
   }
+  joint_super_rows_.resize(first_contact_block_);
   for (int k = 0; k < first_contact_block_; ++k) {
     const ConstraintBlock& b = blocks_[k];
     const int row = 2 * nb + k;
@@ -61,7 +62,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
     Mat3 mask = Mat3::Zero();
     Mat3 self = Mat3::Identity();
     for (int r = 0; r < 3; ++r) {
-      if (!is_super_row(b, r)) continue;
+      joint_super_rows_[k][r] = is_super_row(b, r);
+      if (!joint_super_rows_[k][r]) continue;
       mask(r, r) = 1.0;
       self(r, r) = regularisation_[k];
     }
@@ -112,10 +114,10 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
     joint_rhs_[2 * l + 1] = joint_inertia_[l] * u[2 * at + 1];
   }
   for (int k = 0; k < first_contact_block_; ++k) {
-    const ConstraintBlock& b = blocks_[k];
+    const std::array<bool, 3>& super = joint_super_rows_[k];
     const Vec3 e = target[k] - (position_level ? Vec3::Zero() : iter_[k].known_velocity) -
                    regularisation_[k] * lambda[k];
-    for (int r = 0; r < 3; ++r) joint_rhs_[2 * nb + k][r] = is_super_row(b, r) ? e[r] : 0.0;
+    for (int r = 0; r < 3; ++r) joint_rhs_[2 * nb + k][r] = super[r] ? e[r] : 0.0;
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
   for (int l = 0; l < nb; ++l) {
@@ -124,9 +126,9 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
     u[2 * at + 1] = joint_x_[2 * l + 1];
   }
   for (int k = 0; k < first_contact_block_; ++k) {
-    const ConstraintBlock& b = blocks_[k];
+    const std::array<bool, 3>& super = joint_super_rows_[k];
     for (int r = 0; r < 3; ++r) {
-      if (is_super_row(b, r)) lambda[k][r] += joint_x_[2 * nb + k][r];
+      if (super[r]) lambda[k][r] += joint_x_[2 * nb + k][r];
     }
   }
 }

@@ -102,7 +102,8 @@ int run(int argc, char** argv) {
       std::to_string(btGetVersion() % 100) +
       " float64 libraries (BT_USE_DOUBLE_PRECISION; the README's Bullet figures were float)";
   report.machine_extra["timing"] =
-      "ms_per_step = mean over the run of the step calls only (one run per scene)";
+      "ms_per_step = mean over the run of the step calls only (one run per scene, or the median "
+      "of --repeat N runs)";
   report.notes.push_back(
       "Bullet float64 build: libimpetus links libBulletCollision-float64 for its broadphase and "
       "the single-precision Bullet libraries export the same symbols");

@@ -1,19 +1,108 @@
 // Tests of the Bullet peer's scene translation and of the shared SceneProbe, each against an
 // independent reference: brute-force pair counts, closed-form free fall, hand-made states.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "cloth/cloth_mesh.h"
 #include "cloth/triangle_intersection.h"
 #include "tools/peers/bullet/bullet_cloth_world.h"
 #include "tools/peers/bullet/bullet_rigid_world.h"
+#include "tools/peers/bullet/impetus_side_run.h"
+#include "tools/peers/bullet/peer_harness.h"
 #include "tools/peers/bullet/scene_probe.h"
 #include "tools/peers/peer_test_support.h"
 
 namespace impetus::peers {
 namespace {
+
+int parse(std::vector<std::string> args, PeerOptions& options) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return parse_peer_options(static_cast<int>(argv.size()), argv.data(), "peer", "scenes", options);
+}
+
+TEST(PeerOptions, RepeatTakesAPositiveCountAndRefusesOthers) {
+  PeerOptions options;
+  EXPECT_EQ(parse({"peer"}, options), 0);
+  EXPECT_EQ(options.repeat, 1);
+  EXPECT_EQ(parse({"peer", "--repeat", "5"}, options), 0);
+  EXPECT_EQ(options.repeat, 5);
+  for (const char* bad : {"0", "-2", "3x", "", "1001"}) {
+    PeerOptions refused;
+    EXPECT_EQ(parse({"peer", "--repeat", bad}, refused), 2) << bad;
+  }
+  PeerOptions missing;
+  EXPECT_EQ(parse({"peer", "--repeat"}, missing), 2);
+}
+
+// A one-ball scene file in a fresh folder, for the scene loop (it loads scenes by name).
+std::filesystem::path write_ball_scene() {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("impetus_peer_repeat_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ball.json") << R"({"format": "impetus-scene/1", "name": "ball",
+    "settings": {"gravity": [0, 0, -9.81], "dt": 0.01, "duration": 0.2},
+    "bodies": [{"name": "ground", "motion": "static", "shape": {"type": "plane", "normal": [0, 0, 1], "offset": 0}},
+               {"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 0, 0.5]}]})";
+  return dir;
+}
+
+TEST(PeerSceneLoop, RepeatAlternatesTheEnginesAndReportsMediansOfTheRuns) {
+  const std::filesystem::path dir = write_ball_scene();
+  PeerOptions options;
+  options.scenes_dir = dir.string();
+  options.repeat = 3;
+  PeerReport report;
+  // The peer's three runs take 4, 3 and 1 ms a step: their median is 3, where their mean is 8/3
+  // and the last run's figure 1.
+  const std::vector<double> peer_times = {4.0, 3.0, 1.0};
+  int calls = 0;
+  run_peer_scenes("fake", {"ball"}, options, report, [&](const SceneDef& scene, long long steps) {
+    // Alternation: before each peer run after the first, impetus has run once more.
+    EXPECT_EQ(report.figures.count("ball.impetus.ms_per_step") ? 1 : 0, calls > 0 ? 1 : 0);
+    EXPECT_EQ(steps, scene.steps);
+    report.figures["ball.ms_per_step"] = peer_times[calls];
+    return peer_times[calls++];
+  });
+  EXPECT_EQ(calls, 3);
+  EXPECT_TRUE(report.skipped.empty());
+  EXPECT_EQ(report.figures.at("ball.runs"), 3.0);
+  EXPECT_EQ(report.figures.at("ball.ms_per_step"), 3.0);
+  const double low = report.figures.at("ball.impetus_over_peer_min");
+  const double mid = report.figures.at("ball.impetus_over_peer");
+  const double high = report.figures.at("ball.impetus_over_peer_max");
+  EXPECT_GT(low, 0.0);
+  EXPECT_LE(low, mid);
+  EXPECT_LE(mid, high);
+  EXPECT_GT(report.figures.at("ball.impetus.ms_per_step"), 0.0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PeerSceneLoop, OneRunLeavesTheFiguresAsThePeerWroteThem) {
+  const std::filesystem::path dir = write_ball_scene();
+  PeerOptions options;
+  options.scenes_dir = dir.string();
+  options.impetus = false;
+  PeerReport report;
+  int calls = 0;
+  run_peer_scenes("fake", {"ball"}, options, report, [&](const SceneDef&, long long) {
+    ++calls;
+    report.figures["ball.ms_per_step"] = 2.5;
+    return 2.5;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(report.figures.at("ball.ms_per_step"), 2.5);
+  EXPECT_EQ(report.figures.count("ball.runs"), 0u);
+  EXPECT_EQ(report.figures.count("ball.impetus.ms_per_step"), 0u);
+  std::filesystem::remove_all(dir);
+}
 
 TEST(SelfIntersectionSweep, MatchesAllPairsOnCrumpledGrids) {
   std::mt19937 rng(7);

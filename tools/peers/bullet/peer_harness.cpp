@@ -24,13 +24,15 @@ std::vector<std::string> split_commas(const std::string& text) {
 void print_usage(std::FILE* out, const std::string& program) {
   std::fprintf(out,
                "usage: %s [--json] [--quick] [--no-impetus] [--scenes DIR] [--only A,B] "
-               "[--steps N]\n"
+               "[--steps N] [--repeat N]\n"
                "  --json         print one impetus-bench/1 JSON document on stdout\n"
                "  --quick        a few steps per scene (smoke test)\n"
                "  --no-impetus   do not also run impetus on the same scenes\n"
                "  --scenes DIR   folder of the benchmark scene files\n"
                "  --only A,B     run only these scenes\n"
                "  --steps N      steps per scene (default: the scene's own; --quick: 30)\n"
+               "  --repeat N     run each scene N times, peer and impetus alternately; times are\n"
+               "                 medians, <scene>.impetus_over_peer the median of the N ratios\n"
                "  --set K=V      peer modelling knob (see the peer's notes)\n",
                program.c_str());
 }
@@ -76,6 +78,16 @@ int parse_peer_options(int argc, char** argv, const std::string& program,
         std::fprintf(stderr, "error: --steps needs a positive number, got '%s'\n", v);
         return 2;
       }
+    } else if (arg == "--repeat") {
+      const char* v = value("a positive number");
+      if (v == nullptr) return 2;
+      char* end = nullptr;
+      const long long n = std::strtoll(v, &end, 10);
+      if (end == v || *end != '\0' || n <= 0 || n > 1000) {
+        std::fprintf(stderr, "error: --repeat needs a number from 1 to 1000, got '%s'\n", v);
+        return 2;
+      }
+      options.repeat = static_cast<int>(n);
     } else if (arg == "--set") {
       const char* v = value("KEY=VALUE");
       if (v == nullptr) return 2;

@@ -20,6 +20,11 @@ struct PeerOptions {
   std::string scenes_dir;          // folder of the shared scene files
   std::vector<std::string> only;   // scene names to run (empty = the peer's whole list)
   long long quick_steps = 30;
+  // --repeat N: each scene runs N times in the peer and in impetus, alternately (peer, impetus,
+  // peer, ...), and the times are medians: this VM's speed drifts by 10-40% within minutes, and a
+  // single pair of runs caught the two programs in different spells (ragdolls_20: ratios of
+  // 0.82, 0.97 and 1.11 from three single runs of the same binaries).
+  int repeat = 1;
   std::map<std::string, double> settings;  // --set KEY=VALUE: peer-specific modelling knobs
 };
 
@@ -29,7 +34,7 @@ struct PeerReport : bench::BenchReport {
   std::map<std::string, std::string> machine_extra;
 };
 
-/// Parses `--json --quick --no-impetus --scenes DIR --only a,b --steps N --set KEY=VALUE`. Returns 0 to run,
+/// Parses `--json --quick --no-impetus --scenes DIR --only a,b --steps N --repeat N --set KEY=VALUE`. Returns 0 to run,
 /// 1 after printing help (exit 0), 2 on a usage error (message already printed).
 int parse_peer_options(int argc, char** argv, const std::string& program,
                        const std::string& default_scenes_dir, PeerOptions& options);

@@ -95,7 +95,8 @@ int run(int argc, char** argv) {
   PeerReport report;
   report.machine_extra["peer"] = std::string("MuJoCo ") + mj_versionString();
   report.machine_extra["timing"] =
-      "ms_per_step = mean over the run of the mj_step calls only (one run per scene)";
+      "ms_per_step = mean over the run of the mj_step calls only (one run per scene, or the "
+      "median of --repeat N runs)";
   report.notes.push_back(
       "MuJoCo defaults: Euler, Newton solver, pyramidal cones, solimp (0.9, 0.95, 0.001); "
       "articulated scenes in reduced coordinates (ball/hinge joints in a kinematic tree), so "

@@ -80,24 +80,7 @@ void BlockSparseLu::reset(int n) {
   fill_blocks_ = 0;
 }
 
-namespace {
-
-// The blocks callers add are Eigen temporaries they have just written, often in 8-byte pieces
-// (products, transposes, scalings). Copied as a whole, they were reloaded in 16-byte pieces
-// that straddle those stores: store-to-load forwarding failed on every block (perf: a third of
-// add()'s time on ragdolls_20, add() 5% of the step). Read one double at a time instead: an
-// 8-byte load forwards from any store that contains it. The volatile reads keep the compiler
-// from merging them again.
-double entry(const Mat3& a, int i) { return static_cast<const volatile double*>(a.data())[i]; }
-
-void copy_entries(const Mat3& from, Mat3& to) {
-  for (int i = 0; i < 9; ++i) to.data()[i] = entry(from, i);
-}
-
-}  // namespace
-
-void BlockSparseLu::add(int row, int col, const Mat3& a) {
-  // Assembly mostly goes left to right along a row: append without a search.
+void BlockSparseLu::add_out_of_order(int row, int col, const Mat3& a) {
   const int size = rows_.size(row);
   int at = size;
   if (size > 0 && (rows_.end(row) - 1)->col >= col) {

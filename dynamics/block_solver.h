@@ -205,7 +205,6 @@ class IslandBlockSolver {
   const std::array<int, 2>& block_slots(int k) const { return slots_[k]; }
   static constexpr int kDissectionLevels = 2;  // 4 parts: 4 + 2 + 1 groups on 3 levels
   int unknown_count() const { return 2 * static_cast<int>(bodies_.size()) + static_cast<int>(blocks_.size()); }
-  int joint_unknowns() const { return 2 * static_cast<int>(bodies_.size()) + first_contact_block_; }
 
  private:
   // -1 when not an unknown of this island; `position`: solve_velocities' body_position, or none.
@@ -437,20 +436,27 @@ class IslandBlockSolver {
   bool dissected_early_ = false;
   std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   std::vector<int> static_part_start_;  // dissected islands: static_blocks_ part by part (CSR)
-  // Articulated super-block: factorisation of the joint equality rows, the bodies' mass and
-  // world inertia it was built with, and solve scratch.
+  // Articulated super-block: factorisation of S = J M⁻¹ Jᵀ + R over the joint blocks' equality
+  // rows (block_solver_articulated.cpp), and solve scratch.
   BlockSparseLu joint_lu_;
   bool joint_subsystem_ready_ = false;
   /// True when a joint block's equality rows are solved by the super-block (each sweep ends
   /// with its exact solve): the Gauss–Seidel update then only moves its limit rows.
   bool equalities_in_super_block(const ConstraintBlock& b) const { return joint_subsystem_ready_ && b.joint >= 0; }
-  std::vector<double> joint_mass_;
-  std::vector<Mat3> joint_inertia_;
   std::vector<Vec3> joint_rhs_, joint_x_;
   // Per joint block: which rows the super-block solves (is_super_row), read by every sweep's
   // solve from this compact copy rather than from the ~490-byte blocks' kind and joint fields.
   std::vector<std::array<bool, 3>> joint_super_rows_;
-  std::vector<int> joint_rows_, joint_pivots_;  // its elimination order (kept: no per-step allocation)
+  std::vector<Vec3> joint_super_mask_;  // the same as 1s and 0s, for the sweeps' solve
+  // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
+  // update of it has nothing to do (valid while joint_subsystem_ready_).
+  std::vector<char> joint_super_only_;
+  // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
+  // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
+  // what is not zero (the same values: the rest adds exact zeros).
+  enum class LinearPart : std::uint8_t { Zero, Diagonal, Full };
+  std::vector<std::array<LinearPart, 2>> joint_linear_;
+  std::vector<int> joint_rows_, joint_pivots_;  // S's elimination order: joint blocks (kept: no per-step allocation)
   // Scratch of ordering() and estimate_exact_ops(), const queries of the island's graph; kept
   // between steps so that neither allocates once the island has been seen at its size.
   struct OrderingScratch {

@@ -4,17 +4,23 @@
 // impulses must travel along the whole chain, one block per sweep, and a violent impact leaves
 // the joints open after a fixed number of sweeps (ragdolls_20: 11 mm after 16 sweeps). Here all
 // joint equality rows of the island form one block of the Gauss–Seidel iteration, solved exactly
-// with paper 5's block elimination (ordering B, leaves first: no fill-in on trees, so linear in
-// the number of bodies) and factored once per step. Each sweep updates the contacts and joint
-// limits block by block, then corrects every joint impulse at once from the current velocities:
-//     [ M   −Jᵀ ] [ ū  ]   [ M u            ]
-//     [ J    R  ] [ Δλ ] = [ c − J_k u_k − Rλ ]
-// (u: the island velocities so far, J_k u_k: the known velocity of static or kinematic bodies,
-// R: the rows' compliance). The solution satisfies J ū + R (λ + Δλ) = c exactly, with ū = u +
-// M⁻¹ Jᵀ Δλ, so after every sweep the joints hold exactly for the contact impulses found so far.
-// Joint-limit rows (unilateral) stay out of the super-block and keep their scalar projected
-// updates. The same factorisation serves the position-level correction (no friction rows in
-// joint blocks; same M and J).
+// and factored once per step. Each sweep updates the contacts and joint limits block by block,
+// then corrects every joint impulse at once from the current velocities u:
+//     (J M⁻¹ Jᵀ + R) Δλ = c − J_k u_k − J u − R λ,    ū = u + M⁻¹ Jᵀ Δλ
+// (J_k u_k: the known velocity of static or kinematic bodies, R: the rows' compliance), the
+// KKT system [M −Jᵀ; J R][ū; Δλ] = [M u; c − J_k u_k − Rλ] with the bodies' rows eliminated.
+// ū satisfies J ū + R (λ + Δλ) = c exactly, so after every sweep the joints hold exactly for the
+// contact impulses found so far. Joint-limit rows (unilateral) stay out of the super-block and
+// keep their scalar projected updates. The same factorisation serves the position-level
+// correction (no friction rows in joint blocks; same M and J).
+//
+// S = J M⁻¹ Jᵀ + R has a 3×3 block per pair of joint blocks that share a body, and is factored
+// by paper 5's block elimination in ordering B's order of the joint rows (leaves first): on a
+// tree the blocks of one body's joints already form a clique, so there is no fill-in and the
+// cost is linear in the number of joints. Eliminating the bodies' rows in the KKT system made the
+// same S as fill; solving the KKT system in every sweep then also carried the body rows through
+// the substitution (ragdolls_20: 36 block rows and 174 block products a sweep, against 14 rows
+// and 64 products for S, plus J u and M⁻¹Jᵀ Δλ from the sweep's own scratch).
 #include "dynamics/block_solver.h"
 
 namespace impetus {
@@ -29,75 +35,83 @@ bool is_super_row(const ConstraintBlock& b, int r) {
 
 void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
                                                 const BlockSolverSettings& settings) {
+  (void)bodies;  // M⁻¹ comes from prepare_iterative's scratch (iter_[k].mv, .mw)
   joint_subsystem_ready_ = false;
   if (!settings.articulated_super_block) return;
   // One joint block (joint blocks come first: first_contact_block_ of them): its own 3×3
   // update is already exact.
-  if (first_contact_block_ < 2) return;
-  // Unknowns: the bodies' velocities and the joint blocks' impulses. Joint blocks come first in
-  // blocks_ (first_contact_block_); contact rows would be decoupled identity rows, so they are
-  // left out of the system rather than eliminated and substituted for nothing (a fifth of
-  // ragdolls_20's rows). The row order is the full ordering with them removed: the same
-  // elimination, operation for operation.
-  const int nb = static_cast<int>(bodies_.size());
-  const int n = joint_unknowns();
-  joint_lu_.reset(n);
-  joint_lu_.mark_diagonal_blocks(true);  // solved once per sweep
-  joint_mass_.resize(nb);
-  joint_inertia_.resize(nb);
-  for (int l = 0; l < nb; ++l) {
-    const RigidBodySim& body = bodies[bodies_[l]];
-    const Mat3 rot = body.q.toRotationMatrix();
-    joint_mass_[l] = 1.0 / body.inv_mass;
-    joint_inertia_[l] = rot * body.inertia_local * rot.transpose();
-    joint_lu_.add(2 * l, 2 * l, joint_mass_[l] * Mat3::Identity());
-    joint_lu_.add(2 * l + 1, 2 * l + 1, joint_inertia_[l]);
-  }
-  joint_super_rows_.resize(first_contact_block_);
-  for (int k = 0; k < first_contact_block_; ++k) {
+  const int nj = first_contact_block_;
+  if (nj < 2) return;
+  joint_super_rows_.resize(nj);
+  joint_super_mask_.resize(nj);
+  joint_super_only_.resize(nj);
+  joint_linear_.resize(nj);
+  for (int k = 0; k < nj; ++k) {
     const ConstraintBlock& b = blocks_[k];
-    const int row = 2 * nb + k;
-    // Rows outside the super-block (limits, free axes) are decoupled identity rows: their Δλ
-    // is 0, and they add no fill-in.
-    Mat3 mask = Mat3::Zero();
-    Mat3 self = Mat3::Identity();
+    bool limits = false;
     for (int r = 0; r < 3; ++r) {
       joint_super_rows_[k][r] = is_super_row(b, r);
-      if (!joint_super_rows_[k][r]) continue;
-      mask(r, r) = 1.0;
-      self(r, r) = regularisation_[k];
+      joint_super_mask_[k][r] = joint_super_rows_[k][r] ? 1.0 : 0.0;
+      limits = limits || b.kind[r] == RowKind::LimitLower || b.kind[r] == RowKind::LimitUpper;
     }
+    joint_super_only_[k] = !limits;
     for (int s = 0; s < 2; ++s) {
-      const int l = slots_[k][s];
-      if (l < 0) continue;
-      const Mat3 jv = mask * b.jv[s];
-      const Mat3 jw = mask * b.jw[s];
-      // An angular block's rows do not involve the linear velocity (jv = 0), and a block of
-      // limit rows only has no super rows: zero blocks are left out of the pattern, where
-      // elimination would carry them as fill and the solve would multiply them every sweep.
-      if (!jv.isZero(0.0)) {
-        joint_lu_.add(row, 2 * l, jv);
-        joint_lu_.add(2 * l, row, -jv.transpose());
-      }
-      if (!jw.isZero(0.0)) {
-        joint_lu_.add(row, 2 * l + 1, jw);
-        joint_lu_.add(2 * l + 1, row, -jw.transpose());
-      }
+      const Mat3& jv = b.jv[s];
+      const bool diagonal = jv(1, 0) == 0 && jv(2, 0) == 0 && jv(0, 1) == 0 && jv(2, 1) == 0 &&
+                            jv(0, 2) == 0 && jv(1, 2) == 0;
+      joint_linear_[k][s] = !diagonal ? LinearPart::Full
+                            : jv.diagonal().isZero(0.0) ? LinearPart::Zero
+                                                        : LinearPart::Diagonal;
     }
-    joint_lu_.add(row, row, self);
   }
+  // The block rows of S in elimination order: the joint blocks in ordering B's order (leaves
+  // first), contact blocks left out (they are no unknowns here).
   if (!joint_order_known_) {
-    ordering(settings.ordering, joint_rows_, joint_pivots_);
-    size_t kept = 0;
-    for (size_t i = 0; i < joint_rows_.size(); ++i) {
-      if (joint_rows_[i] >= n) continue;
-      joint_rows_[kept] = joint_rows_[i];
-      if (!joint_pivots_.empty()) joint_pivots_[kept] = joint_pivots_[i];
-      ++kept;
+    ordering(BlockOrdering::B, joint_rows_, joint_pivots_);
+    const int nb = static_cast<int>(bodies_.size());
+    std::size_t kept = 0;
+    for (const int row : joint_rows_) {
+      const int k = row - 2 * nb;
+      if (k >= 0 && k < nj) joint_rows_[kept++] = k;
     }
     joint_rows_.resize(kept);
-    if (!joint_pivots_.empty()) joint_pivots_.resize(kept);
+    joint_pivots_.clear();  // diagonal pivots: S is symmetric positive definite
     joint_order_known_ = true;  // until the island's structure changes (note_structure)
+  }
+  // S block by block: joint blocks ka ≤ kb that share island body l meet through
+  // J_kb (M⁻¹ J_kaᵀ) = jv_kb·mv_ka + jw_kb·mw_ka of their sides on l. Rows outside the
+  // super-block (limits, free axes) are decoupled identity rows: their Δλ is 0.
+  body_depths();  // each body's blocks (scratch_.body_block_*), joint blocks first
+  const OrderingScratch& w = scratch_;
+  joint_lu_.reset(nj);
+  auto masked = [&](Mat3 c, int row_block, int col_block) {
+    for (int r = 0; r < 3; ++r) {
+      if (!joint_super_rows_[row_block][r]) c.row(r).setZero();
+      if (!joint_super_rows_[col_block][r]) c.col(r).setZero();
+    }
+    return c;
+  };
+  const int nb = static_cast<int>(bodies_.size());
+  for (int l = 0; l < nb; ++l) {
+    const int begin = w.body_block_start[l], end = w.body_block_start[l + 1];
+    for (int i = begin; i < end && w.body_block_list[i] < nj; ++i) {
+      const int ka = w.body_block_list[i];
+      const int sa = slots_[ka][0] == l ? 0 : 1;
+      for (int j = i; j < end && w.body_block_list[j] < nj; ++j) {
+        const int kb = w.body_block_list[j];
+        const int sb = slots_[kb][0] == l ? 0 : 1;
+        const ConstraintBlock& b = blocks_[kb];
+        const Mat3 coupling =
+            masked(b.jv[sb] * iter_[ka].mv[sa] + b.jw[sb] * iter_[ka].mw[sa], kb, ka);
+        joint_lu_.add(kb, ka, coupling);
+        if (kb != ka) joint_lu_.add(ka, kb, coupling.transpose());
+      }
+    }
+  }
+  for (int k = 0; k < nj; ++k) {
+    Mat3 self = Mat3::Zero();
+    for (int r = 0; r < 3; ++r) self(r, r) = joint_super_rows_[k][r] ? regularisation_[k] : 1.0;
+    joint_lu_.add(k, k, self);
   }
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
 }
@@ -105,30 +119,39 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
 void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
                                               std::vector<Vec3>& lambda, std::vector<Vec3>& u,
                                               bool position_level) {
-  const int nb = static_cast<int>(bodies_.size());
-  const int n = joint_unknowns();
-  joint_rhs_.resize(n);  // every entry is written below
-  for (int l = 0; l < nb; ++l) {
-    const int at = sweep_slot(l);
-    joint_rhs_[2 * l] = joint_mass_[l] * u[2 * at];
-    joint_rhs_[2 * l + 1] = joint_inertia_[l] * u[2 * at + 1];
-  }
-  for (int k = 0; k < first_contact_block_; ++k) {
-    const std::array<bool, 3>& super = joint_super_rows_[k];
-    const Vec3 e = target[k] - (position_level ? Vec3::Zero() : iter_[k].known_velocity) -
-                   regularisation_[k] * lambda[k];
-    for (int r = 0; r < 3; ++r) joint_rhs_[2 * nb + k][r] = super[r] ? e[r] : 0.0;
+  const int nj = first_contact_block_;
+  joint_rhs_.resize(nj);  // every entry is written below
+  for (int k = 0; k < nj; ++k) {
+    const ConstraintBlock& b = blocks_[k];
+    const IterBlock& it = iter_[k];
+    Vec3 e = target[k] - (position_level ? Vec3::Zero() : it.known_velocity) - regularisation_[k] * lambda[k];
+    for (int s = 0; s < 2; ++s) {
+      const int l = it.slot[s];
+      if (l < 0) continue;
+      switch (joint_linear_[k][s]) {
+        case LinearPart::Zero: e -= b.jw[s] * u[2 * l + 1]; break;
+        case LinearPart::Diagonal: e -= b.jv[s].diagonal().cwiseProduct(u[2 * l]) + b.jw[s] * u[2 * l + 1]; break;
+        case LinearPart::Full: e -= b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1]; break;
+      }
+    }
+    joint_rhs_[k] = e.cwiseProduct(joint_super_mask_[k]);
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
-  for (int l = 0; l < nb; ++l) {
-    const int at = sweep_slot(l);
-    u[2 * at] = joint_x_[2 * l];
-    u[2 * at + 1] = joint_x_[2 * l + 1];
-  }
-  for (int k = 0; k < first_contact_block_; ++k) {
-    const std::array<bool, 3>& super = joint_super_rows_[k];
-    for (int r = 0; r < 3; ++r) {
-      if (super[r]) lambda[k][r] += joint_x_[2 * nb + k][r];
+  for (int k = 0; k < nj; ++k) {
+    // Products with the 0/1 mask rather than tests per row (they mispredicted: a hinge's
+    // blocks mix solved and free rows); a free row's Δλ is 0 either way.
+    const Vec3 delta = joint_x_[k].cwiseProduct(joint_super_mask_[k]);
+    lambda[k] += delta;
+    const IterBlock& it = iter_[k];
+    for (int s = 0; s < 2; ++s) {
+      const int l = it.slot[s];
+      if (l < 0) continue;
+      switch (joint_linear_[k][s]) {
+        case LinearPart::Zero: break;
+        case LinearPart::Diagonal: u[2 * l] += it.mv[s].diagonal().cwiseProduct(delta); break;
+        case LinearPart::Full: u[2 * l] += it.mv[s] * delta; break;
+      }
+      u[2 * l + 1] += it.mw[s] * delta;
     }
   }
 }

@@ -70,12 +70,6 @@ Vec3 contact_block_impulse(double friction, const Vec3& lambda, const Vec3& tria
   return next;
 }
 
-bool has_limit_row(const ConstraintBlock& b) {
-  for (RowKind kind : b.kind)
-    if (kind == RowKind::LimitLower || kind == RowKind::LimitUpper) return true;
-  return false;
-}
-
 }  // namespace
 
 long long IslandBlockSolver::iterative_cost(const BlockSolverSettings& settings, int layers) const {
@@ -362,11 +356,12 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     iterate_contact(k, target, lambda, u, position_level);
     return;
   }
+  // A joint block of equality rows only is left wholly to the super-block: its velocity is
+  // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep). Told from a
+  // compact flag, not from the ~490-byte block.
+  if (joint_subsystem_ready_ && joint_super_only_[k]) return;
   const ConstraintBlock& b = blocks_[k];
   const bool in_super_block = equalities_in_super_block(b);
-  // A joint block of equality rows only is left wholly to the super-block: its velocity is
-  // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep).
-  if (in_super_block && !has_limit_row(b)) return;
   const IterBlock& it = iter_[k];
   Vec3 vel = position_level ? Vec3::Zero() : it.known_velocity;
   for (int s = 0; s < 2; ++s) {
@@ -519,10 +514,10 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
                                              const std::vector<Vec3>& u) const {
   double worst = 0;
   for (int k = 0; k < first_contact_block_; ++k) {
-    const ConstraintBlock& b = blocks_[k];
     // The super-block's equality rows were solved exactly at the end of the sweep just made.
+    if (joint_subsystem_ready_ && joint_super_only_[k]) continue;
+    const ConstraintBlock& b = blocks_[k];
     const bool in_super_block = equalities_in_super_block(b);
-    if (in_super_block && !has_limit_row(b)) continue;
     const IterBlock& it = iter_[k];
     Vec3 vel = it.known_velocity;
     for (int s = 0; s < 2; ++s) {

@@ -20,17 +20,6 @@ double block_quality(const Mat3& a) {
 // Relative to the block's own size, below this a pivot counts as singular.
 bool is_singular(const Mat3& a) { return block_quality(a) <= 1e-13 * a.norm(); }
 
-bool is_diagonal(const Mat3& a) {
-  return a(1, 0) == 0 && a(2, 0) == 0 && a(0, 1) == 0 && a(2, 1) == 0 && a(0, 2) == 0 && a(1, 2) == 0;
-}
-
-// a·v, with a's off-diagonal zeros skipped when it is diagonal: the same values, since those
-// terms add exact zeros (only the sign of a zero result can differ).
-[[gnu::always_inline]] inline Vec3 product(const Mat3& a, bool diagonal, const Vec3& v) {
-  if (diagonal) return Vec3(a(0, 0) * v[0], a(1, 1) * v[1], a(2, 2) * v[2]);
-  return a * v;
-}
-
 // The best-conditioned invertible block offered (PivotChoice::col −1: none). The elimination
 // and its replay choose through this one rule, in the row's column order.
 struct PivotChoice {
@@ -154,11 +143,10 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
     step.row = ps.row;
     step.col = ps.col;
     step.pivot_inverse = pivot.inverse();
-    step.diagonal_pivot = diagonal(step.pivot_inverse);
     for (int u = ps.updates_begin; u < ps.updates_end; ++u) {
       const ProgramUpdate& pu = p.updates[u];
       const Mat3 multiplier = values_[pu.source_slot] * step.pivot_inverse;
-      updates_.push_back(Update{pu.target_row, ps.row, diagonal(multiplier), multiplier});
+      updates_.push_back(Update{pu.target_row, ps.row, multiplier});
       for (int o = pu.ops_begin; o < pu.ops_end; ++o) {
         const ProgramOp& op = p.ops[o];
         const Mat3& source = values_[op.source];
@@ -174,7 +162,7 @@ BlockSparseLu::Replay BlockSparseLu::replay(const std::vector<int>& pivot_cols,
     step.upper_begin = static_cast<int>(upper_.size());
     for (int i = ps.upper_begin; i < ps.upper_end; ++i) {
       const Mat3& a = values_[p.upper[i].slot];
-      upper_.push_back(SolveBlock{p.upper[i].col, diagonal(a), a});
+      upper_.push_back(SolveBlock{p.upper[i].col, a});
     }
     step.upper_end = static_cast<int>(upper_.size());
     steps_.push_back(step);
@@ -256,7 +244,6 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     // pivot's condition number times ε, like LU with full pivoting, which cost a tenth of a
     // jointed chain's step; pivots that is_singular refuses never get here.
     step.pivot_inverse = pivot->a.inverse();
-    step.diagonal_pivot = diagonal(step.pivot_inverse);
     // Eliminate column c from every remaining row that holds it.
     // (The lists of other columns grow meanwhile: fill-in.)
     col_rows_.for_each(c, [&](int i) {
@@ -267,7 +254,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
       const Block* tb = find_block(target, target + target_size, c);
       if (!tb) return;
       Mat3 multiplier = tb->a * step.pivot_inverse;
-      updates_.push_back(Update{i, r, diagonal(multiplier), multiplier});
+      updates_.push_back(Update{i, r, multiplier});
       ProgramUpdate& pu = p.updates.emplace_back();
       pu.target_row = i;
       pu.source_slot = tb->slot;
@@ -321,7 +308,7 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
     ps.upper_begin = static_cast<int>(p.upper.size());
     for (const Block* blk = rows_.begin(r); blk != rows_.end(r); ++blk) {
       if (blk->col != c) {
-        upper_.push_back(SolveBlock{blk->col, diagonal(blk->a), blk->a});
+        upper_.push_back(SolveBlock{blk->col, blk->a});
         p.upper.push_back(SlotRef{blk->col, blk->slot});
       }
     }
@@ -335,28 +322,17 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
   return p.valid;
 }
 
-bool BlockSparseLu::diagonal(const Mat3& a) const { return mark_diagonal_ && is_diagonal(a); }
 
 void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
-  // Without marks every block is multiplied in full, with no test per block (exact solves of
-  // chains solve once per factorisation: the tests cost them 8% of their solve).
-  if (mark_diagonal_) substitute<true>(b, x);
-  else substitute<false>(b, x);
-}
-
-template <bool kMarked>
-void BlockSparseLu::substitute(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
   std::vector<Vec3>& y = y_;
   y.assign(b.begin(), b.end());
-  for (const Update& u : updates_)
-    y[u.target_row] -= product(u.multiplier, kMarked && u.diagonal, y[u.pivot_row]);
+  for (const Update& u : updates_) y[u.target_row] -= u.multiplier * y[u.pivot_row];
   // Back substitution writes every column (one per step) before an upper block reads it.
   x.resize(b.size());
   for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
     Vec3 rhs = y[it->row];
-    for (int p = it->upper_begin; p < it->upper_end; ++p)
-      rhs -= product(upper_[p].a, kMarked && upper_[p].diagonal, x[upper_[p].col]);
-    x[it->col] = product(it->pivot_inverse, kMarked && it->diagonal_pivot, rhs);
+    for (int p = it->upper_begin; p < it->upper_end; ++p) rhs -= upper_[p].a * x[upper_[p].col];
+    x[it->col] = it->pivot_inverse * rhs;
   }
 }
 

@@ -71,11 +71,6 @@ class BlockSparseLu {
                  long long max_block_ops = 0);
   /// Solves A x = b with the factorisation; b and x are per block (size() entries).
   void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
-  /// Factorisations find which of the solve's blocks are diagonal, for solve() to multiply by
-  /// their diagonal only. Worth its checks where one factorisation serves many solves (the
-  /// articulated super-block: one per sweep); off by default.
-  void mark_diagonal_blocks(bool on) { mark_diagonal_ = on; }
-
   /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.
   long long factor_block_ops() const { return block_ops_; }
   long long fill_blocks() const { return fill_blocks_; }
@@ -85,27 +80,19 @@ class BlockSparseLu {
   void forget_program() { program_.valid = false; }
 
  private:
-  // The solve's operators, each marked when diagonal: a body's linear-momentum row has the pivot
-  // m·I, and a joint's linear rows couple it through ±I, so their inverses, multipliers and
-  // upper blocks are diagonal. ragdolls_20's super-block solves (a quarter of its step) had 29%
-  // such blocks, multiplied as full 3×3 products (same values: the off-diagonal terms are
-  // exact zeros).
   struct SolveBlock {
     int col = 0;
-    bool diagonal = false;
     Mat3 a;
   };
   struct Step {
     int row = 0;
     int col = 0;
     int upper_begin = 0, upper_end = 0;  // the row's other blocks at elimination: upper_[begin, end)
-    bool diagonal_pivot = false;
     Mat3 pivot_inverse = Mat3::Identity();
   };
   struct Update {
     int target_row = 0;
     int pivot_row = 0;
-    bool diagonal = false;
     Mat3 multiplier = Mat3::Zero();  // row_target -= multiplier · row_pivot
   };
 
@@ -204,13 +191,9 @@ class BlockSparseLu {
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;
   bool replayed_ = false;
-  bool mark_diagonal_ = false;
-  bool diagonal(const Mat3& a) const;
   /// add() for a block that is not a plain append: merged into an existing block, inserted
   /// before the row's last, or the row out of room.
   void add_out_of_order(int row, int col, const Mat3& a);
-  template <bool kMarked>
-  void substitute(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
 
   /// Elimination with fill-in created as it goes; records the program as it runs.
   bool eliminate_and_record(const std::vector<int>& row_order, const std::vector<int>& pivot_cols,

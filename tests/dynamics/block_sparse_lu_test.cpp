@@ -233,37 +233,37 @@ TEST(BlockElimination, SystemsOfOneSizeWithOtherPatternsReuseTheRowsRoomAndStayE
   EXPECT_GT(moved_patterns, 10);
 }
 
-TEST(BlockElimination, DiagonalBlocksSolveExactlyAndAReplayNoticesWhenTheyStopBeingDiagonal) {
-  // With mark_diagonal_blocks, the solve multiplies blocks found diagonal at factorisation by
-  // their diagonal only. A pattern recorded with diagonal values and replayed with full ones
-  // (same structure) must multiply them in full again: stale marks would drop their
-  // off-diagonal terms. Both ways give the unmarked solve's values.
+TEST(BlockElimination, PointJointIslandsWithDiagonalBlocksReplayWithFullValuesAndBack) {
+  // Point joints make diagonal blocks (the bodies' m·I, the constraints' ±I): their inverses
+  // and multipliers have exact zeros off the diagonal. A pattern recorded with such values and
+  // replayed with full ones (same structure), then with diagonal ones again, must solve each
+  // system, and give a fresh elimination's bits.
   for (char which : {'A', 'B', 'C'}) {
     for (int extra : {0, 3}) {
       const RandomIsland diagonal = make_island(10, extra, 5, 1, true);
       std::vector<int> rows, pivots;
       orders(diagonal, which, rows, pivots);
       BlockSparseLu lu;
-      lu.mark_diagonal_blocks(true);
       diagonal.assemble(lu);
       ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
       EXPECT_LT(error_against_dense_lu(diagonal, lu), 1e-10) << which << " extra " << extra;
       const RandomIsland full = make_island(10, extra, 5, 2, false);
       full.assemble(lu);
       ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
-      if (which == 'B') EXPECT_TRUE(lu.last_factorization_replayed());
+      if (which == 'B') {
+        EXPECT_TRUE(lu.last_factorization_replayed());
+      }
       EXPECT_LT(error_against_dense_lu(full, lu), 1e-10) << which << " extra " << extra;
-      // And back: a replay with diagonal values again, equal to an unmarked solve's.
       diagonal.assemble(lu);
       ASSERT_TRUE(lu.factorize(rows, pivots)) << which;
       EXPECT_LT(error_against_dense_lu(diagonal, lu), 1e-10) << which << " extra " << extra;
-      BlockSparseLu unmarked;
-      diagonal.assemble(unmarked);
-      ASSERT_TRUE(unmarked.factorize(rows, pivots));
-      std::vector<Vec3> x_marked, x_unmarked;
-      lu.solve(diagonal.rhs, x_marked);
-      unmarked.solve(diagonal.rhs, x_unmarked);
-      for (int i = 0; i < diagonal.size(); ++i) ASSERT_EQ(x_marked[i], x_unmarked[i]) << which << " row " << i;
+      BlockSparseLu fresh;
+      diagonal.assemble(fresh);
+      ASSERT_TRUE(fresh.factorize(rows, pivots));
+      std::vector<Vec3> x_replayed, x_fresh;
+      lu.solve(diagonal.rhs, x_replayed);
+      fresh.solve(diagonal.rhs, x_fresh);
+      for (int i = 0; i < diagonal.size(); ++i) ASSERT_EQ(x_replayed[i], x_fresh[i]) << which << " row " << i;
     }
   }
 }

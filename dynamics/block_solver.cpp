@@ -141,20 +141,24 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
     for (int r = 0; r < 3; ++r) {
       if (self(r, r) == 0.0) self(r, r) = regularisation_[k];
     }
-    for (int s = 0; s < 2; ++s) {
+    // The island bodies' blocks in column order, lower body slot first: the row's blocks are
+    // then appended, not inserted (the other rows' blocks are distinct: the same values).
+    const int first = slots_[k][1] >= 0 && (slots_[k][0] < 0 || slots_[k][1] < slots_[k][0]) ? 1 : 0;
+    for (int s : {first, 1 - first}) {
       const int l = slots_[k][s];
-      if (l >= 0) {
-        lu.add(row, 2 * l, jv[s]);
-        lu.add(row, 2 * l + 1, jw[s]);
-        // The impulse acts through the full rows (a sliding row's impulse, tied to λₙ, still
-        // pushes the body); only the velocity equation of the row is replaced.
-        lu.add(2 * l, row, -b.jv[s].transpose());
-        lu.add(2 * l + 1, row, -b.jw[s].transpose());
-      } else if (b.body[s] >= 0) {
-        // Static or kinematic body: its velocity is known.
-        const RigidBodySim& body = bodies[b.body[s]];
-        c -= jv[s] * body.v + jw[s] * body.w;
-      }
+      if (l < 0) continue;
+      lu.add(row, 2 * l, jv[s]);
+      lu.add(row, 2 * l + 1, jw[s]);
+      // The impulse acts through the full rows (a sliding row's impulse, tied to λₙ, still
+      // pushes the body); only the velocity equation of the row is replaced.
+      lu.add(2 * l, row, -b.jv[s].transpose());
+      lu.add(2 * l + 1, row, -b.jw[s].transpose());
+    }
+    for (int s = 0; s < 2; ++s) {
+      if (slots_[k][s] >= 0 || b.body[s] < 0) continue;
+      // Static or kinematic body: its velocity is known.
+      const RigidBodySim& body = bodies[b.body[s]];
+      c -= jv[s] * body.v + jw[s] * body.w;
     }
     lu.add(row, row, self);
     rhs[row] = c;

@@ -451,6 +451,7 @@ class IslandBlockSolver {
   // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
   // update of it has nothing to do (valid while joint_subsystem_ready_).
   std::vector<char> joint_super_only_;
+  std::vector<char> joint_super_only_rows_;  // per joint block: all three rows are super rows
   // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
   // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
   // what is not zero (the same values: the rest adds exact zeros).

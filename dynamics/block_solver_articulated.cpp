@@ -45,6 +45,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
   joint_super_rows_.resize(nj);
   joint_super_mask_.resize(nj);
   joint_super_only_.resize(nj);
+  joint_super_only_rows_.resize(nj);
   joint_linear_.resize(nj);
   for (int k = 0; k < nj; ++k) {
     const ConstraintBlock& b = blocks_[k];
@@ -55,6 +56,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
       limits = limits || b.kind[r] == RowKind::LimitLower || b.kind[r] == RowKind::LimitUpper;
     }
     joint_super_only_[k] = !limits;
+    joint_super_only_rows_[k] = joint_super_rows_[k][0] && joint_super_rows_[k][1] && joint_super_rows_[k][2];
     for (int s = 0; s < 2; ++s) {
       const Mat3& jv = b.jv[s];
       const bool diagonal = jv(1, 0) == 0 && jv(2, 0) == 0 && jv(0, 1) == 0 && jv(2, 1) == 0 &&
@@ -101,8 +103,16 @@ void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>&
         const int kb = w.body_block_list[j];
         const int sb = slots_[kb][0] == l ? 0 : 1;
         const ConstraintBlock& b = blocks_[kb];
-        const Mat3 coupling =
-            masked(b.jv[sb] * iter_[ka].mv[sa] + b.jw[sb] * iter_[ka].mw[sa], kb, ka);
+        // jv·mv + jw·mw, with jv's (and so mv's) zero and ±I parts skipped: the same sums.
+        Mat3 coupling = b.jw[sb] * iter_[ka].mw[sa];
+        if (joint_linear_[ka][sa] != LinearPart::Zero) {
+          switch (joint_linear_[kb][sb]) {
+            case LinearPart::Zero: break;
+            case LinearPart::Diagonal: coupling += b.jv[sb].diagonal().asDiagonal() * iter_[ka].mv[sa]; break;
+            case LinearPart::Full: coupling += b.jv[sb] * iter_[ka].mv[sa]; break;
+          }
+        }
+        if (!joint_super_only_rows_[kb] || !joint_super_only_rows_[ka]) coupling = masked(coupling, kb, ka);
         joint_lu_.add(kb, ka, coupling);
         if (kb != ka) joint_lu_.add(ka, kb, coupling.transpose());
       }

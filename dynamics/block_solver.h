@@ -320,9 +320,9 @@ class IslandBlockSolver {
                           const std::vector<Vec3>& lambda, const std::vector<Vec3>& u) const;
   /// Cost model of the iterative method for an island of `layers` layers (see the .cpp).
   long long iterative_cost(const BlockSolverSettings& settings, int layers) const;
-  /// Factors the island's joint equality rows as one block (block_solver_articulated.cpp).
-  void prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
-                               const BlockSolverSettings& settings);
+  /// Factors the island's joint equality rows as one block (block_solver_articulated.cpp),
+  /// from prepare_iterative's scratch.
+  void prepare_joint_subsystem(const BlockSolverSettings& settings);
   /// Corrects all joint impulses at once so the joints hold for the current velocities `u`
   /// (or displacements) and the other blocks' impulses.
   void solve_joint_subsystem(const std::vector<Vec3>& target, std::vector<Vec3>& lambda,

@@ -33,9 +33,8 @@ bool is_super_row(const ConstraintBlock& b, int r) {
 
 }  // namespace
 
-void IslandBlockSolver::prepare_joint_subsystem(const std::vector<RigidBodySim>& bodies,
-                                                const BlockSolverSettings& settings) {
-  (void)bodies;  // M⁻¹ comes from prepare_iterative's scratch (iter_[k].mv, .mw)
+void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& settings) {
+  // M⁻¹ comes from prepare_iterative's scratch (iter_[k].mv, .mw), made just before.
   joint_subsystem_ready_ = false;
   if (!settings.articulated_super_block) return;
   // One joint block (joint blocks come first: first_contact_block_ of them): its own 3×3

@@ -168,7 +168,7 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
       }
     }
   });
-  prepare_joint_subsystem(bodies, settings);
+  prepare_joint_subsystem(settings);
   find_static_blocks();
   iter_prepared_ = true;
 }

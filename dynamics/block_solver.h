@@ -22,6 +22,7 @@
 // correction that leaves the island's error larger than it found it (near-redundant contacts
 // with inconsistent targets) is undone and replaced by the projected iterative correction.
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "dynamics/block_sparse_lu.h"
@@ -444,14 +445,13 @@ class IslandBlockSolver {
   /// with its exact solve): the Gauss–Seidel update then only moves its limit rows.
   bool equalities_in_super_block(const ConstraintBlock& b) const { return joint_subsystem_ready_ && b.joint >= 0; }
   std::vector<Vec3> joint_rhs_, joint_x_;
-  // Per joint block: which rows the super-block solves (is_super_row), read by every sweep's
-  // solve from this compact copy rather than from the ~490-byte blocks' kind and joint fields.
-  std::vector<std::array<bool, 3>> joint_super_rows_;
-  std::vector<Vec3> joint_super_mask_;  // the same as 1s and 0s, for the sweeps' solve
+  // Per joint block: 1 for the rows the super-block solves (is_super_row), 0 for the others;
+  // read by every sweep's solve from this compact copy rather than from the ~490-byte blocks'
+  // kind and joint fields.
+  std::vector<Vec3> joint_super_mask_;
   // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
   // update of it has nothing to do (valid while joint_subsystem_ready_).
-  std::vector<char> joint_super_only_;
-  std::vector<char> joint_super_only_rows_;  // per joint block: all three rows are super rows
+  std::vector<char> joint_left_to_super_block_;
   // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
   // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
   // what is not zero (the same values: the rest adds exact zeros).

@@ -20,7 +20,7 @@
 // cost is linear in the number of joints. Eliminating the bodies' rows in the KKT system made the
 // same S as fill; solving the KKT system in every sweep then also carried the body rows through
 // the substitution (ragdolls_20: 36 block rows and 174 block products a sweep, against 14 rows
-// and 64 products for S, plus J u and M⁻¹Jᵀ Δλ from the sweep's own scratch).
+// and 56 products for S, plus J u and M⁻¹Jᵀ Δλ from the sweep's own scratch).
 #include "dynamics/block_solver.h"
 
 namespace impetus {
@@ -41,26 +41,20 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   // update is already exact.
   const int nj = first_contact_block_;
   if (nj < 2) return;
-  joint_super_rows_.resize(nj);
   joint_super_mask_.resize(nj);
-  joint_super_only_.resize(nj);
-  joint_super_only_rows_.resize(nj);
+  joint_left_to_super_block_.resize(nj);
   joint_linear_.resize(nj);
   for (int k = 0; k < nj; ++k) {
     const ConstraintBlock& b = blocks_[k];
     bool limits = false;
     for (int r = 0; r < 3; ++r) {
-      joint_super_rows_[k][r] = is_super_row(b, r);
-      joint_super_mask_[k][r] = joint_super_rows_[k][r] ? 1.0 : 0.0;
+      joint_super_mask_[k][r] = is_super_row(b, r) ? 1.0 : 0.0;
       limits = limits || b.kind[r] == RowKind::LimitLower || b.kind[r] == RowKind::LimitUpper;
     }
-    joint_super_only_[k] = !limits;
-    joint_super_only_rows_[k] = joint_super_rows_[k][0] && joint_super_rows_[k][1] && joint_super_rows_[k][2];
+    joint_left_to_super_block_[k] = !limits;
     for (int s = 0; s < 2; ++s) {
       const Mat3& jv = b.jv[s];
-      const bool diagonal = jv(1, 0) == 0 && jv(2, 0) == 0 && jv(0, 1) == 0 && jv(2, 1) == 0 &&
-                            jv(0, 2) == 0 && jv(1, 2) == 0;
-      joint_linear_[k][s] = !diagonal ? LinearPart::Full
+      joint_linear_[k][s] = !jv.isDiagonal(0.0)         ? LinearPart::Full
                             : jv.diagonal().isZero(0.0) ? LinearPart::Zero
                                                         : LinearPart::Diagonal;
     }
@@ -87,8 +81,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   joint_lu_.reset(nj);
   auto masked = [&](Mat3 c, int row_block, int col_block) {
     for (int r = 0; r < 3; ++r) {
-      if (!joint_super_rows_[row_block][r]) c.row(r).setZero();
-      if (!joint_super_rows_[col_block][r]) c.col(r).setZero();
+      if (joint_super_mask_[row_block][r] == 0.0) c.row(r).setZero();
+      if (joint_super_mask_[col_block][r] == 0.0) c.col(r).setZero();
     }
     return c;
   };
@@ -111,7 +105,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
             case LinearPart::Full: coupling += b.jv[sb] * iter_[ka].mv[sa]; break;
           }
         }
-        if (!joint_super_only_rows_[kb] || !joint_super_only_rows_[ka]) coupling = masked(coupling, kb, ka);
+        if (joint_super_mask_[kb].minCoeff() == 0.0 || joint_super_mask_[ka].minCoeff() == 0.0)
+          coupling = masked(coupling, kb, ka);
         joint_lu_.add(kb, ka, coupling);
         if (kb != ka) joint_lu_.add(ka, kb, coupling.transpose());
       }
@@ -119,7 +114,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   }
   for (int k = 0; k < nj; ++k) {
     Mat3 self = Mat3::Zero();
-    for (int r = 0; r < 3; ++r) self(r, r) = joint_super_rows_[k][r] ? regularisation_[k] : 1.0;
+    for (int r = 0; r < 3; ++r) self(r, r) = joint_super_mask_[k][r] != 0.0 ? regularisation_[k] : 1.0;
     joint_lu_.add(k, k, self);
   }
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);

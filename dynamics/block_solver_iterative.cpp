@@ -359,7 +359,7 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
   // A joint block of equality rows only is left wholly to the super-block: its velocity is
   // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep). Told from a
   // compact flag, not from the ~490-byte block.
-  if (joint_subsystem_ready_ && joint_super_only_[k]) return;
+  if (joint_subsystem_ready_ && joint_left_to_super_block_[k]) return;
   const ConstraintBlock& b = blocks_[k];
   const bool in_super_block = equalities_in_super_block(b);
   const IterBlock& it = iter_[k];
@@ -515,7 +515,7 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   double worst = 0;
   for (int k = 0; k < first_contact_block_; ++k) {
     // The super-block's equality rows were solved exactly at the end of the sweep just made.
-    if (joint_subsystem_ready_ && joint_super_only_[k]) continue;
+    if (joint_subsystem_ready_ && joint_left_to_super_block_[k]) continue;
     const ConstraintBlock& b = blocks_[k];
     const bool in_super_block = equalities_in_super_block(b);
     const IterBlock& it = iter_[k];

@@ -322,7 +322,6 @@ bool BlockSparseLu::eliminate_and_record(const std::vector<int>& row_order,
   return p.valid;
 }
 
-
 void BlockSparseLu::solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const {
   // Raw pointers: through the vectors, every store to y or x made the compiler reload their
   // data pointers (ragdolls_20's super-block solves: 39 instructions a block product).

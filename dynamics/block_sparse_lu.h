@@ -44,16 +44,6 @@ class BlockSparseLu {
   void add(int row, int col, const Mat3& a) {
     if (!rows_.try_append(row, col, a)) add_out_of_order(row, col, a);
   }
-  /// The blocks callers add are Eigen temporaries they have just written, often in 8-byte pieces
-  /// (products, transposes, scalings). Copied as a whole, they were reloaded in 16-byte pieces
-  /// that straddle those stores: store-to-load forwarding failed on every block (perf: a third
-  /// of add()'s time on ragdolls_20, add() 5% of the step). Read one double at a time instead:
-  /// an 8-byte load forwards from any store that contains it. The volatile reads keep the
-  /// compiler from merging them again.
-  static double entry(const Mat3& a, int i) { return static_cast<const volatile double*>(a.data())[i]; }
-  static void copy_entries(const Mat3& from, Mat3& to) {
-    for (int i = 0; i < 9; ++i) to.data()[i] = entry(from, i);
-  }
   /// Calls fn(row, col, block) for every stored block (before factorisation: the matrix).
   template <class Fn>
   void for_each_block(Fn&& fn) const {
@@ -80,6 +70,16 @@ class BlockSparseLu {
   void forget_program() { program_.valid = false; }
 
  private:
+  // The blocks callers add are Eigen temporaries they have just written, often in 8-byte pieces
+  // (products, transposes, scalings). Copied as a whole, they were reloaded in 16-byte pieces
+  // that straddle those stores: store-to-load forwarding failed on every block (perf: a third
+  // of add()'s time on ragdolls_20, add() 5% of the step). Read one double at a time instead:
+  // an 8-byte load forwards from any store that contains it. The volatile reads keep the
+  // compiler from merging them again.
+  static double entry(const Mat3& a, int i) { return static_cast<const volatile double*>(a.data())[i]; }
+  static void copy_entries(const Mat3& from, Mat3& to) {
+    for (int i = 0; i < 9; ++i) to.data()[i] = entry(from, i);
+  }
   struct SolveBlock {
     int col = 0;
     Mat3 a;

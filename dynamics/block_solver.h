@@ -445,18 +445,28 @@ class IslandBlockSolver {
   /// with its exact solve): the Gauss–Seidel update then only moves its limit rows.
   bool equalities_in_super_block(const ConstraintBlock& b) const { return joint_subsystem_ready_ && b.joint >= 0; }
   std::vector<Vec3> joint_rhs_, joint_x_;
-  // Per joint block: 1 for the rows the super-block solves (is_super_row), 0 for the others;
-  // read by every sweep's solve from this compact copy rather than from the ~490-byte blocks'
-  // kind and joint fields.
-  std::vector<Vec3> joint_super_mask_;
-  // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
-  // update of it has nothing to do (valid while joint_subsystem_ready_).
-  std::vector<char> joint_left_to_super_block_;
   // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
   // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
   // what is not zero (the same values: the rest adds exact zeros).
   enum class LinearPart : std::uint8_t { Zero, Diagonal, Full };
-  std::vector<std::array<LinearPart, 2>> joint_linear_;
+  // A joint block as the super-block's sweeps read it (J u before the solve, M⁻¹Jᵀ Δλ after),
+  // made once per step by prepare_joint_subsystem: one record, where each block's data sat in
+  // five places (the ~490-byte block, the ~490-byte IterBlock and three per-block arrays), at
+  // 230 instructions a block and sweep (ragdolls_20). A Full linear part (rare: no joint of the
+  // bench scenes has one) is read from the block and IterBlock.
+  struct JointSweep {
+    std::array<Mat3, 2> jw, mw;        // angular rows, I⁻¹jwᵀ (island sides)
+    std::array<Vec3, 2> jv, mv;        // diagonals of jv and M⁻¹jvᵀ (LinearPart::Diagonal)
+    Vec3 mask;                         // 1 for the rows the super-block solves (is_super_row), else 0
+    Vec3 known_velocity;               // J·u of static / kinematic bodies
+    double regularisation = 0;
+    std::array<int, 2> slot = {-1, -1};  // sweep slot or −1
+    std::array<LinearPart, 2> linear = {LinearPart::Zero, LinearPart::Zero};
+  };
+  std::vector<JointSweep> joint_sweep_;
+  // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
+  // update of it has nothing to do (valid while joint_subsystem_ready_).
+  std::vector<char> joint_left_to_super_block_;
   std::vector<int> joint_rows_, joint_pivots_;  // S's elimination order: joint blocks (kept: no per-step allocation)
   // Scratch of ordering() and estimate_exact_ops(), const queries of the island's graph; kept
   // between steps so that neither allocates once the island has been seen at its size.

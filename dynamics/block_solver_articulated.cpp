@@ -41,22 +41,30 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   // update is already exact.
   const int nj = first_contact_block_;
   if (nj < 2) return;
-  joint_super_mask_.resize(nj);
+  joint_sweep_.resize(nj);
   joint_left_to_super_block_.resize(nj);
-  joint_linear_.resize(nj);
   for (int k = 0; k < nj; ++k) {
     const ConstraintBlock& b = blocks_[k];
+    const IterBlock& it = iter_[k];
+    JointSweep& js = joint_sweep_[k];
     bool limits = false;
     for (int r = 0; r < 3; ++r) {
-      joint_super_mask_[k][r] = is_super_row(b, r) ? 1.0 : 0.0;
+      js.mask[r] = is_super_row(b, r) ? 1.0 : 0.0;
       limits = limits || b.kind[r] == RowKind::LimitLower || b.kind[r] == RowKind::LimitUpper;
     }
     joint_left_to_super_block_[k] = !limits;
+    js.known_velocity = it.known_velocity;
+    js.regularisation = regularisation_[k];
+    js.slot = it.slot;
     for (int s = 0; s < 2; ++s) {
       const Mat3& jv = b.jv[s];
-      joint_linear_[k][s] = !jv.isDiagonal(0.0)         ? LinearPart::Full
-                            : jv.diagonal().isZero(0.0) ? LinearPart::Zero
-                                                        : LinearPart::Diagonal;
+      js.linear[s] = !jv.isDiagonal(0.0)         ? LinearPart::Full
+                     : jv.diagonal().isZero(0.0) ? LinearPart::Zero
+                                                 : LinearPart::Diagonal;
+      js.jw[s] = b.jw[s];
+      js.mw[s] = it.mw[s];
+      js.jv[s] = jv.diagonal();
+      js.mv[s] = it.mv[s].diagonal();
     }
   }
   // The block rows of S in elimination order: the joint blocks in ordering B's order (leaves
@@ -81,8 +89,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   joint_lu_.reset(nj);
   auto masked = [&](Mat3 c, int row_block, int col_block) {
     for (int r = 0; r < 3; ++r) {
-      if (joint_super_mask_[row_block][r] == 0.0) c.row(r).setZero();
-      if (joint_super_mask_[col_block][r] == 0.0) c.col(r).setZero();
+      if (joint_sweep_[row_block].mask[r] == 0.0) c.row(r).setZero();
+      if (joint_sweep_[col_block].mask[r] == 0.0) c.col(r).setZero();
     }
     return c;
   };
@@ -98,14 +106,14 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
         const ConstraintBlock& b = blocks_[kb];
         // jv·mv + jw·mw, with jv's (and so mv's) zero and ±I parts skipped: the same sums.
         Mat3 coupling = b.jw[sb] * iter_[ka].mw[sa];
-        if (joint_linear_[ka][sa] != LinearPart::Zero) {
-          switch (joint_linear_[kb][sb]) {
+        if (joint_sweep_[ka].linear[sa] != LinearPart::Zero) {
+          switch (joint_sweep_[kb].linear[sb]) {
             case LinearPart::Zero: break;
             case LinearPart::Diagonal: coupling += b.jv[sb].diagonal().asDiagonal() * iter_[ka].mv[sa]; break;
             case LinearPart::Full: coupling += b.jv[sb] * iter_[ka].mv[sa]; break;
           }
         }
-        if (joint_super_mask_[kb].minCoeff() == 0.0 || joint_super_mask_[ka].minCoeff() == 0.0)
+        if (joint_sweep_[kb].mask.minCoeff() == 0.0 || joint_sweep_[ka].mask.minCoeff() == 0.0)
           coupling = masked(coupling, kb, ka);
         joint_lu_.add(kb, ka, coupling);
         if (kb != ka) joint_lu_.add(ka, kb, coupling.transpose());
@@ -114,48 +122,53 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   }
   for (int k = 0; k < nj; ++k) {
     Mat3 self = Mat3::Zero();
-    for (int r = 0; r < 3; ++r) self(r, r) = joint_super_mask_[k][r] != 0.0 ? regularisation_[k] : 1.0;
+    for (int r = 0; r < 3; ++r) self(r, r) = joint_sweep_[k].mask[r] != 0.0 ? regularisation_[k] : 1.0;
     joint_lu_.add(k, k, self);
   }
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
 }
 
 void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
-                                              std::vector<Vec3>& lambda, std::vector<Vec3>& u,
+                                              std::vector<Vec3>& lambda, std::vector<Vec3>& u_vector,
                                               bool position_level) {
   const int nj = first_contact_block_;
   joint_rhs_.resize(nj);  // every entry is written below
+  // Raw pointers: through the vectors, the stores to u and the right-hand side made the
+  // compiler reload the data pointers.
+  const JointSweep* const sweep = joint_sweep_.data();
+  Vec3* const u = u_vector.data();
+  Vec3* const rhs = joint_rhs_.data();
   for (int k = 0; k < nj; ++k) {
-    const ConstraintBlock& b = blocks_[k];
-    const IterBlock& it = iter_[k];
-    Vec3 e = target[k] - (position_level ? Vec3::Zero() : it.known_velocity) - regularisation_[k] * lambda[k];
+    const JointSweep& js = sweep[k];
+    Vec3 e = target[k] - (position_level ? Vec3::Zero() : js.known_velocity) - js.regularisation * lambda[k];
     for (int s = 0; s < 2; ++s) {
-      const int l = it.slot[s];
+      const int l = js.slot[s];
       if (l < 0) continue;
-      switch (joint_linear_[k][s]) {
-        case LinearPart::Zero: e -= b.jw[s] * u[2 * l + 1]; break;
-        case LinearPart::Diagonal: e -= b.jv[s].diagonal().cwiseProduct(u[2 * l]) + b.jw[s] * u[2 * l + 1]; break;
-        case LinearPart::Full: e -= b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1]; break;
+      switch (js.linear[s]) {
+        case LinearPart::Zero: e -= js.jw[s] * u[2 * l + 1]; break;
+        case LinearPart::Diagonal: e -= js.jv[s].cwiseProduct(u[2 * l]) + js.jw[s] * u[2 * l + 1]; break;
+        case LinearPart::Full: e -= blocks_[k].jv[s] * u[2 * l] + js.jw[s] * u[2 * l + 1]; break;
       }
     }
-    joint_rhs_[k] = e.cwiseProduct(joint_super_mask_[k]);
+    rhs[k] = e.cwiseProduct(js.mask);
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
+  const Vec3* const x = joint_x_.data();
   for (int k = 0; k < nj; ++k) {
+    const JointSweep& js = sweep[k];
     // Products with the 0/1 mask rather than tests per row (they mispredicted: a hinge's
     // blocks mix solved and free rows); a free row's Δλ is 0 either way.
-    const Vec3 delta = joint_x_[k].cwiseProduct(joint_super_mask_[k]);
+    const Vec3 delta = x[k].cwiseProduct(js.mask);
     lambda[k] += delta;
-    const IterBlock& it = iter_[k];
     for (int s = 0; s < 2; ++s) {
-      const int l = it.slot[s];
+      const int l = js.slot[s];
       if (l < 0) continue;
-      switch (joint_linear_[k][s]) {
+      switch (js.linear[s]) {
         case LinearPart::Zero: break;
-        case LinearPart::Diagonal: u[2 * l] += it.mv[s].diagonal().cwiseProduct(delta); break;
-        case LinearPart::Full: u[2 * l] += it.mv[s] * delta; break;
+        case LinearPart::Diagonal: u[2 * l] += js.mv[s].cwiseProduct(delta); break;
+        case LinearPart::Full: u[2 * l] += iter_[k].mv[s] * delta; break;
       }
-      u[2 * l + 1] += it.mw[s] * delta;
+      u[2 * l + 1] += js.mw[s] * delta;
     }
   }
 }

@@ -789,6 +789,7 @@ void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
     exact_order_known_ = false;
     depths_current_ = false;
     joint_order_known_ = false;
+    s_assembly_known_ = false;
   }
 }
 

@@ -467,6 +467,21 @@ class IslandBlockSolver {
   // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
   // update of it has nothing to do (valid while joint_subsystem_ready_).
   std::vector<char> joint_left_to_super_block_;
+  // S's assembly while the island's structure holds (s_assembly_known_): each coupling of joint
+  // blocks ka ≤ kb on a shared body (sides sa, sb), in the order the assembly makes them, with
+  // its value slots in joint_lu_'s recorded elimination (and its transpose's, −1 on the
+  // diagonal) and whether it is the first to write them. Later steps write S's values straight
+  // into those slots and replay (ragdolls_20: the rows' appends, inserts and the pattern
+  // comparison were a third of S's assembly).
+  struct SCoupling {
+    int ka = 0, sa = 0, kb = 0, sb = 0;
+    int slot = -1, slot_transposed = -1;
+    bool first = false, first_transposed = false;
+  };
+  std::vector<SCoupling> s_assembly_;
+  std::vector<int> s_diagonal_slot_;  // per joint block: its diagonal slot (the compliance is added there last)
+  std::vector<char> s_written_;       // scratch: slots written so far while the slots are found
+  bool s_assembly_known_ = false;
   std::vector<int> joint_rows_, joint_pivots_;  // S's elimination order: joint blocks (kept: no per-step allocation)
   // Scratch of ordering() and estimate_exact_ops(), const queries of the island's graph; kept
   // between steps so that neither allocates once the island has been seen at its size.

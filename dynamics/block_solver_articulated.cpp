@@ -84,9 +84,6 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   // S block by block: joint blocks ka ≤ kb that share island body l meet through
   // J_kb (M⁻¹ J_kaᵀ) = jv_kb·mv_ka + jw_kb·mw_ka of their sides on l. Rows outside the
   // super-block (limits, free axes) are decoupled identity rows: their Δλ is 0.
-  body_depths();  // each body's blocks (scratch_.body_block_*), joint blocks first
-  const OrderingScratch& w = scratch_;
-  joint_lu_.reset(nj);
   auto masked = [&](Mat3 c, int row_block, int col_block) {
     for (int r = 0; r < 3; ++r) {
       if (joint_sweep_[row_block].mask[r] == 0.0) c.row(r).setZero();
@@ -94,6 +91,46 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
     }
     return c;
   };
+  auto coupling_of = [&](const SCoupling& c) {
+    const ConstraintBlock& b = blocks_[c.kb];
+    // jv·mv + jw·mw, with jv's (and so mv's) zero and ±I parts skipped: the same sums.
+    Mat3 coupling = b.jw[c.sb] * iter_[c.ka].mw[c.sa];
+    if (joint_sweep_[c.ka].linear[c.sa] != LinearPart::Zero) {
+      switch (joint_sweep_[c.kb].linear[c.sb]) {
+        case LinearPart::Zero: break;
+        case LinearPart::Diagonal: coupling += b.jv[c.sb].diagonal().asDiagonal() * iter_[c.ka].mv[c.sa]; break;
+        case LinearPart::Full: coupling += b.jv[c.sb] * iter_[c.ka].mv[c.sa]; break;
+      }
+    }
+    if (joint_sweep_[c.kb].mask.minCoeff() == 0.0 || joint_sweep_[c.ka].mask.minCoeff() == 0.0)
+      coupling = masked(coupling, c.kb, c.ka);
+    return coupling;
+  };
+  auto self_of = [&](int k) {
+    Mat3 self = Mat3::Zero();
+    for (int r = 0; r < 3; ++r) self(r, r) = joint_sweep_[k].mask[r] != 0.0 ? regularisation_[k] : 1.0;
+    return self;
+  };
+  if (s_assembly_known_ && joint_lu_.records(nj, joint_rows_)) {
+    // The island's structure, and so S's pattern, is last step's: its couplings go straight into
+    // their slots of the recorded elimination, summed in the order add() met them.
+    Mat3* const value = joint_lu_.pattern_values();
+    for (const SCoupling& c : s_assembly_) {
+      const Mat3 coupling = coupling_of(c);
+      if (c.first) value[c.slot] = coupling;
+      else value[c.slot] += coupling;
+      if (c.slot_transposed < 0) continue;
+      if (c.first_transposed) value[c.slot_transposed] = coupling.transpose();
+      else value[c.slot_transposed] += coupling.transpose();
+    }
+    for (int k = 0; k < nj; ++k) value[s_diagonal_slot_[k]] += self_of(k);
+    joint_subsystem_ready_ = joint_lu_.refactorize();
+    return;
+  }
+  body_depths();  // each body's blocks (scratch_.body_block_*), joint blocks first
+  const OrderingScratch& w = scratch_;
+  joint_lu_.reset(nj);
+  s_assembly_.clear();
   const int nb = static_cast<int>(bodies_.size());
   for (int l = 0; l < nb; ++l) {
     const int begin = w.body_block_start[l], end = w.body_block_start[l + 1];
@@ -102,30 +139,43 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
       const int sa = slots_[ka][0] == l ? 0 : 1;
       for (int j = i; j < end && w.body_block_list[j] < nj; ++j) {
         const int kb = w.body_block_list[j];
-        const int sb = slots_[kb][0] == l ? 0 : 1;
-        const ConstraintBlock& b = blocks_[kb];
-        // jv·mv + jw·mw, with jv's (and so mv's) zero and ±I parts skipped: the same sums.
-        Mat3 coupling = b.jw[sb] * iter_[ka].mw[sa];
-        if (joint_sweep_[ka].linear[sa] != LinearPart::Zero) {
-          switch (joint_sweep_[kb].linear[sb]) {
-            case LinearPart::Zero: break;
-            case LinearPart::Diagonal: coupling += b.jv[sb].diagonal().asDiagonal() * iter_[ka].mv[sa]; break;
-            case LinearPart::Full: coupling += b.jv[sb] * iter_[ka].mv[sa]; break;
-          }
-        }
-        if (joint_sweep_[kb].mask.minCoeff() == 0.0 || joint_sweep_[ka].mask.minCoeff() == 0.0)
-          coupling = masked(coupling, kb, ka);
+        SCoupling c;
+        c.ka = ka;
+        c.sa = sa;
+        c.kb = kb;
+        c.sb = slots_[kb][0] == l ? 0 : 1;
+        const Mat3 coupling = coupling_of(c);
         joint_lu_.add(kb, ka, coupling);
         if (kb != ka) joint_lu_.add(ka, kb, coupling.transpose());
+        s_assembly_.push_back(c);
       }
     }
   }
-  for (int k = 0; k < nj; ++k) {
-    Mat3 self = Mat3::Zero();
-    for (int r = 0; r < 3; ++r) self(r, r) = joint_sweep_[k].mask[r] != 0.0 ? regularisation_[k] : 1.0;
-    joint_lu_.add(k, k, self);
-  }
+  for (int k = 0; k < nj; ++k) joint_lu_.add(k, k, self_of(k));
   joint_subsystem_ready_ = joint_lu_.factorize(joint_rows_, joint_pivots_, 0);
+  s_assembly_known_ = false;
+  if (!joint_subsystem_ready_ || !joint_lu_.records(nj, joint_rows_)) return;
+  // Each coupling's slots in the recorded elimination, and whether it is the first to reach
+  // them (then it is assigned, else added: add()'s sums in add()'s order).
+  s_written_.clear();
+  auto first_write = [&](int slot) {
+    if (static_cast<int>(s_written_.size()) <= slot) s_written_.resize(slot + 1, 0);
+    const bool first = s_written_[slot] == 0;
+    s_written_[slot] = 1;
+    return first;
+  };
+  for (SCoupling& c : s_assembly_) {
+    c.slot = joint_lu_.pattern_slot(c.kb, c.ka);
+    c.first = first_write(c.slot);
+    c.slot_transposed = c.kb != c.ka ? joint_lu_.pattern_slot(c.ka, c.kb) : -1;
+    if (c.slot_transposed >= 0) c.first_transposed = first_write(c.slot_transposed);
+  }
+  s_diagonal_slot_.resize(nj);
+  for (int k = 0; k < nj; ++k) {
+    s_diagonal_slot_[k] = joint_lu_.pattern_slot(k, k);
+    if (first_write(s_diagonal_slot_[k])) return;  // no coupling on the diagonal: not expected, assemble afresh
+  }
+  s_assembly_known_ = true;  // until the island's structure changes (note_structure)
 }
 
 void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,

@@ -102,6 +102,18 @@ bool BlockSparseLu::factorize(const std::vector<int>& row_order, const std::vect
   return eliminate_and_record(row_order, pivot_cols, max_block_ops);
 }
 
+int BlockSparseLu::pattern_slot(int row, int col) const {
+  const Program& p = program_;
+  const auto begin = p.cols.begin() + p.row_start[row], end = p.cols.begin() + p.row_start[row + 1];
+  const auto it = std::lower_bound(begin, end, col);
+  return it != end && *it == col ? static_cast<int>(it - p.cols.begin()) : -1;
+}
+
+bool BlockSparseLu::refactorize(long long max_block_ops) {
+  replayed_ = true;
+  return replay({}, max_block_ops) == Replay::Done;  // diagonal pivots: never PivotChanged
+}
+
 bool BlockSparseLu::program_matches(const std::vector<int>& row_order,
                                     const std::vector<int>& pivot_cols) {
   const Program& p = program_;

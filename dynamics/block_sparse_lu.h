@@ -59,6 +59,27 @@ class BlockSparseLu {
   /// operations: the caller then switches to an iterative method.
   bool factorize(const std::vector<int>& row_order, const std::vector<int>& pivot_cols = {},
                  long long max_block_ops = 0);
+  /// Refilling a recorded pattern. A caller that assembles the same pattern step after step
+  /// (an island of unchanged structure) may write the blocks' values straight into the recorded
+  /// program's slots and refactorize(), instead of add() and factorize(): no appends or inserts
+  /// into the rows, no comparison of the pattern, the same replay (the same bits, when each slot
+  /// gets the same sums in the same order). The rows then keep the last assembled system.
+  /// True when the recorded program is for n rows eliminated in row_order with diagonal pivots.
+  bool records(int n, const std::vector<int>& row_order) const {
+    return program_.valid && program_.n == n && n_ == n && program_.pivot_cols.empty() &&
+           program_.row_order == row_order;
+  }
+  /// The value slot of assembled block (row, col) in the recorded program; −1 if it has none.
+  int pattern_slot(int row, int col) const;
+  /// The recorded program's value slots (valid while records()); every assembled block's slot
+  /// must be written before refactorize().
+  Mat3* pattern_values() {
+    if (static_cast<int>(values_.size()) < program_.slots) values_.resize(program_.slots);
+    return values_.data();
+  }
+  /// Replays the recorded program on the slots' values; as factorize() (false: a singular pivot
+  /// or max_block_ops spent).
+  bool refactorize(long long max_block_ops = 0);
   /// Solves A x = b with the factorisation; b and x are per block (size() entries).
   void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
   /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include <Eigen/Dense>
 
@@ -194,6 +195,59 @@ TEST_P(BlockEliminationTest, RefactoringTheSamePatternReplaysTheRecordedEliminat
   ASSERT_TRUE(reused.factorize(rows, pivots));
   EXPECT_FALSE(reused.last_factorization_replayed());
   EXPECT_LT(error_against_dense_lu(other, reused), 1e-10);
+}
+
+TEST(BlockElimination, ValuesWrittenIntoTheRecordedSlotsRefactorLikeAssemblingAgain) {
+  // The articulated super-block assembles one pattern step after step and writes its values
+  // straight into the recorded program's slots (pattern_slot, pattern_values, refactorize):
+  // with each slot getting add()'s sums in add()'s order, the factors must be bit for bit those
+  // of assembling and factorising afresh, and solve the system (against a dense LU).
+  for (const int extra : {0, 3}) {
+    BlockSparseLu refilled;
+    const RandomIsland first = make_island(12, extra, 7, 1);
+    std::vector<int> rows, pivots;
+    orders(first, 'B', rows, pivots);
+    ASSERT_TRUE(pivots.empty());
+    first.assemble(refilled);
+    ASSERT_TRUE(refilled.factorize(rows, pivots));
+    ASSERT_TRUE(refilled.records(first.size(), rows));
+    // The pattern is the assembled blocks, no more: a slot exactly where an entry was added.
+    std::set<std::pair<int, int>> added;
+    for (const RandomIsland::Entry& e : first.entries) added.insert({e.row, e.col});
+    for (int r = 0; r < first.size(); ++r)
+      for (int c = 0; c < first.size(); ++c)
+        EXPECT_EQ(refilled.pattern_slot(r, c) >= 0, added.count({r, c}) == 1) << r << ", " << c;
+    // Another order or size is not the recorded program.
+    std::vector<int> reversed(rows.rbegin(), rows.rend());
+    EXPECT_FALSE(refilled.records(first.size(), reversed));
+    EXPECT_FALSE(refilled.records(first.size() + 1, rows));
+    for (std::uint64_t values = 2; values <= 5; ++values) {
+      const RandomIsland isl = make_island(12, extra, 7, values);
+      // Every block in two parts, the second added after all the firsts (as S's couplings
+      // reach a block from each body the two joint blocks share).
+      std::vector<RandomIsland::Entry> parts;
+      for (const RandomIsland::Entry& e : isl.entries) parts.push_back({e.row, e.col, 0.25 * e.a});
+      for (const RandomIsland::Entry& e : isl.entries) parts.push_back({e.row, e.col, e.a - 0.25 * e.a});
+      Mat3* const slot_value = refilled.pattern_values();
+      std::set<int> written;
+      for (const RandomIsland::Entry& e : parts) {
+        const int slot = refilled.pattern_slot(e.row, e.col);
+        ASSERT_GE(slot, 0);
+        if (written.insert(slot).second) slot_value[slot] = e.a;
+        else slot_value[slot] += e.a;
+      }
+      ASSERT_TRUE(refilled.refactorize());
+      BlockSparseLu fresh;
+      fresh.reset(isl.size());
+      for (const RandomIsland::Entry& e : parts) fresh.add(e.row, e.col, e.a);
+      ASSERT_TRUE(fresh.factorize(rows, pivots));
+      std::vector<Vec3> x_refilled, x_fresh;
+      refilled.solve(isl.rhs, x_refilled);
+      fresh.solve(isl.rhs, x_fresh);
+      for (int i = 0; i < isl.size(); ++i) ASSERT_EQ(x_refilled[i], x_fresh[i]) << "extra " << extra << " row " << i;
+      EXPECT_LT(error_against_dense_lu(isl, refilled), 1e-10) << "extra " << extra << " values " << values;
+    }
+  }
 }
 
 TEST(BlockElimination, SystemsOfOneSizeWithOtherPatternsReuseTheRowsRoomAndStayExact) {

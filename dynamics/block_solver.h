@@ -459,11 +459,28 @@ class IslandBlockSolver {
     std::array<Vec3, 2> jv, mv;        // diagonals of jv and M⁻¹jvᵀ (LinearPart::Diagonal)
     Vec3 mask;                         // 1 for the rows the super-block solves (is_super_row), else 0
     Vec3 known_velocity;               // J·u of static / kinematic bodies
+    Vec3 row_diagonal;                 // (JM⁻¹Jᵀ)_rr + compliance: the limit rows' scalar updates
     double regularisation = 0;
     std::array<int, 2> slot = {-1, -1};  // sweep slot or −1
     std::array<LinearPart, 2> linear = {LinearPart::Zero, LinearPart::Zero};
+    std::array<std::int8_t, 3> limit = {0, 0, 0};  // per row: +1 lower limit (λ ≥ 0), −1 upper, 0 none
   };
   std::vector<JointSweep> joint_sweep_;
+  /// jv·v + jw·ω of joint block k's side s (an island body) from the sweep's u: only the
+  /// linear part's non-zero entries are multiplied (the same values).
+  [[gnu::always_inline]] Vec3 joint_side_velocity(const JointSweep& js, int k, int s, const Vec3* u) const {
+    const int l = js.slot[s];
+    switch (js.linear[s]) {
+      case LinearPart::Zero: return js.jw[s] * u[2 * l + 1];
+      case LinearPart::Diagonal: return js.jv[s].cwiseProduct(u[2 * l]) + js.jw[s] * u[2 * l + 1];
+      case LinearPart::Full: break;
+    }
+    return blocks_[k].jv[s] * u[2 * l] + js.jw[s] * u[2 * l + 1];
+  }
+  /// A joint block's limit rows, as scalar projected Gauss–Seidel updates (its equality rows
+  /// are the super-block's), from its JointSweep.
+  void iterate_joint_limits(int k, const std::vector<Vec3>& target, std::vector<Vec3>& lambda,
+                            std::vector<Vec3>& u, bool position_level) const;
   // Per joint block: no limit row, so the super-block solves all its rows and the sweeps' own
   // update of it has nothing to do (valid while joint_subsystem_ready_).
   std::vector<char> joint_left_to_super_block_;

@@ -50,10 +50,12 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
     bool limits = false;
     for (int r = 0; r < 3; ++r) {
       js.mask[r] = is_super_row(b, r) ? 1.0 : 0.0;
-      limits = limits || b.kind[r] == RowKind::LimitLower || b.kind[r] == RowKind::LimitUpper;
+      js.limit[r] = b.kind[r] == RowKind::LimitLower ? 1 : b.kind[r] == RowKind::LimitUpper ? -1 : 0;
+      limits = limits || js.limit[r] != 0;
     }
     joint_left_to_super_block_[k] = !limits;
     js.known_velocity = it.known_velocity;
+    js.row_diagonal = it.row_diagonal;
     js.regularisation = regularisation_[k];
     js.slot = it.slot;
     for (int s = 0; s < 2; ++s) {
@@ -191,15 +193,8 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
   for (int k = 0; k < nj; ++k) {
     const JointSweep& js = sweep[k];
     Vec3 e = target[k] - (position_level ? Vec3::Zero() : js.known_velocity) - js.regularisation * lambda[k];
-    for (int s = 0; s < 2; ++s) {
-      const int l = js.slot[s];
-      if (l < 0) continue;
-      switch (js.linear[s]) {
-        case LinearPart::Zero: e -= js.jw[s] * u[2 * l + 1]; break;
-        case LinearPart::Diagonal: e -= js.jv[s].cwiseProduct(u[2 * l]) + js.jw[s] * u[2 * l + 1]; break;
-        case LinearPart::Full: e -= blocks_[k].jv[s] * u[2 * l] + js.jw[s] * u[2 * l + 1]; break;
-      }
-    }
+    for (int s = 0; s < 2; ++s)
+      if (js.slot[s] >= 0) e -= joint_side_velocity(js, k, s, u);
     rhs[k] = e.cwiseProduct(js.mask);
   }
   joint_lu_.solve(joint_rhs_, joint_x_);
@@ -219,6 +214,34 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
         case LinearPart::Full: u[2 * l] += iter_[k].mv[s] * delta; break;
       }
       u[2 * l + 1] += js.mw[s] * delta;
+    }
+  }
+}
+
+void IslandBlockSolver::iterate_joint_limits(int k, const std::vector<Vec3>& target,
+                                             std::vector<Vec3>& lambda, std::vector<Vec3>& u_vector,
+                                             bool position_level) const {
+  const JointSweep& js = joint_sweep_[k];
+  Vec3* const u = u_vector.data();
+  Vec3 vel = position_level ? Vec3::Zero() : js.known_velocity;
+  for (int s = 0; s < 2; ++s)
+    if (js.slot[s] >= 0) vel += joint_side_velocity(js, k, s, u);
+  const Vec3 residual = target[k] - vel - js.regularisation * lambda[k];
+  for (int r = 0; r < 3; ++r) {
+    if (js.limit[r] == 0) continue;
+    double next = lambda[k][r] + residual[r] / js.row_diagonal[r];
+    next = js.limit[r] > 0 ? std::max(next, 0.0) : std::min(next, 0.0);
+    const double delta = next - lambda[k][r];
+    lambda[k][r] = next;
+    for (int s = 0; s < 2; ++s) {
+      const int l = js.slot[s];
+      if (l < 0) continue;
+      switch (js.linear[s]) {
+        case LinearPart::Zero: break;
+        case LinearPart::Diagonal: u[2 * l][r] += js.mv[s][r] * delta; break;
+        case LinearPart::Full: u[2 * l] += iter_[k].mv[s].col(r) * delta; break;
+      }
+      u[2 * l + 1] += js.mw[s].col(r) * delta;
     }
   }
 }

@@ -359,9 +359,13 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
   // A joint block of equality rows only is left wholly to the super-block: its velocity is
   // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep). Told from a
   // compact flag, not from the ~490-byte block.
-  if (joint_subsystem_ready_ && joint_left_to_super_block_[k]) return;
+  if (joint_subsystem_ready_) {
+    // The joint's equality rows belong to the articulated super-block; only its limit rows are
+    // updated here, from the block's compact JointSweep.
+    if (!joint_left_to_super_block_[k]) iterate_joint_limits(k, target, lambda, u, position_level);
+    return;
+  }
   const ConstraintBlock& b = blocks_[k];
-  const bool in_super_block = equalities_in_super_block(b);
   const IterBlock& it = iter_[k];
   Vec3 vel = position_level ? Vec3::Zero() : it.known_velocity;
   for (int s = 0; s < 2; ++s) {
@@ -369,24 +373,6 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     if (l >= 0) vel += b.jv[s] * u[2 * l] + b.jw[s] * u[2 * l + 1];
   }
   const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
-  if (in_super_block) {
-    // The joint's equality rows belong to the articulated super-block; only its limit row is
-    // updated here, as a scalar projected Gauss–Seidel step.
-    for (int r = 0; r < 3; ++r) {
-      if (b.kind[r] != RowKind::LimitLower && b.kind[r] != RowKind::LimitUpper) continue;
-      double next = lambda[k][r] + residual[r] / it.row_diagonal[r];
-      next = b.kind[r] == RowKind::LimitLower ? std::max(next, 0.0) : std::min(next, 0.0);
-      const double delta = next - lambda[k][r];
-      lambda[k][r] = next;
-      for (int s = 0; s < 2; ++s) {
-        const int l = it.slot[s];
-        if (l < 0) continue;
-        u[2 * l] += it.mv[s].col(r) * delta;
-        u[2 * l + 1] += it.mw[s].col(r) * delta;
-      }
-    }
-    return;
-  }
   const Mat3& inverse_diagonal = position_level ? it.inverse_diagonal_position : it.inverse_diagonal;
   const Vec3 trial = lambda[k] + inverse_diagonal * residual;
   const Vec3 next = position_level ? project_position_impulse(b, trial) : project_block_impulse(b, trial);

@@ -440,10 +440,9 @@ class IslandBlockSolver {
   // Articulated super-block: factorisation of S = J M⁻¹ Jᵀ + R over the joint blocks' equality
   // rows (block_solver_articulated.cpp), and solve scratch.
   BlockSparseLu joint_lu_;
+  // While true, every joint block's equality rows are solved by the super-block (each sweep
+  // ends with its exact solve): the Gauss–Seidel updates only move their limit rows.
   bool joint_subsystem_ready_ = false;
-  /// True when a joint block's equality rows are solved by the super-block (each sweep ends
-  /// with its exact solve): the Gauss–Seidel update then only moves its limit rows.
-  bool equalities_in_super_block(const ConstraintBlock& b) const { return joint_subsystem_ready_ && b.joint >= 0; }
   std::vector<Vec3> joint_rhs_, joint_x_;
   // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
   // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
@@ -476,6 +475,17 @@ class IslandBlockSolver {
       case LinearPart::Full: break;
     }
     return blocks_[k].jv[s] * u[2 * l] + js.jw[s] * u[2 * l + 1];
+  }
+  /// target − J u − R λ of joint block k (J u with the known velocity at the velocity level),
+  /// summed as the sweeps' limit updates and the settle check read it.
+  [[gnu::always_inline]] Vec3 joint_limit_residual(int k, const std::vector<Vec3>& target,
+                                                   const std::vector<Vec3>& lambda, const Vec3* u,
+                                                   bool position_level) const {
+    const JointSweep& js = joint_sweep_[k];
+    Vec3 vel = position_level ? Vec3::Zero() : js.known_velocity;
+    for (int s = 0; s < 2; ++s)
+      if (js.slot[s] >= 0) vel += joint_side_velocity(js, k, s, u);
+    return target[k] - vel - js.regularisation * lambda[k];
   }
   /// A joint block's limit rows, as scalar projected Gauss–Seidel updates (its equality rows
   /// are the super-block's), from its JointSweep.

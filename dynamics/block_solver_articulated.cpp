@@ -223,10 +223,7 @@ void IslandBlockSolver::iterate_joint_limits(int k, const std::vector<Vec3>& tar
                                              bool position_level) const {
   const JointSweep& js = joint_sweep_[k];
   Vec3* const u = u_vector.data();
-  Vec3 vel = position_level ? Vec3::Zero() : js.known_velocity;
-  for (int s = 0; s < 2; ++s)
-    if (js.slot[s] >= 0) vel += joint_side_velocity(js, k, s, u);
-  const Vec3 residual = target[k] - vel - js.regularisation * lambda[k];
+  const Vec3 residual = joint_limit_residual(k, target, lambda, u, position_level);
   for (int r = 0; r < 3; ++r) {
     if (js.limit[r] == 0) continue;
     double next = lambda[k][r] + residual[r] / js.row_diagonal[r];

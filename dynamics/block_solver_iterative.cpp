@@ -501,9 +501,19 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
   double worst = 0;
   for (int k = 0; k < first_contact_block_; ++k) {
     // The super-block's equality rows were solved exactly at the end of the sweep just made.
-    if (joint_subsystem_ready_ && joint_left_to_super_block_[k]) continue;
+    if (joint_subsystem_ready_) {
+      if (joint_left_to_super_block_[k]) continue;
+      const JointSweep& js = joint_sweep_[k];
+      const Vec3 residual = joint_limit_residual(k, target, lambda, u.data(), false);
+      for (int r = 0; r < 3; ++r) {
+        if (js.limit[r] == 0) continue;
+        const double e = js.limit[r] > 0 ? (lambda[k][r] > 0 ? residual[r] : std::max(residual[r], 0.0))
+                                         : (lambda[k][r] < 0 ? residual[r] : std::min(residual[r], 0.0));
+        worst = std::max(worst, std::abs(e));
+      }
+      continue;
+    }
     const ConstraintBlock& b = blocks_[k];
-    const bool in_super_block = equalities_in_super_block(b);
     const IterBlock& it = iter_[k];
     Vec3 vel = it.known_velocity;
     for (int s = 0; s < 2; ++s) {
@@ -516,7 +526,6 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
       // there: the projected residual is what remains after the projection of its impulse.
       double e = residual[r];
       if (b.kind[r] == RowKind::Unused || b.kind[r] == RowKind::Friction) continue;
-      if (in_super_block && b.kind[r] == RowKind::Equality) continue;
       if (b.kind[r] == RowKind::LimitLower) e = lambda[k][r] > 0 ? e : std::max(e, 0.0);
       if (b.kind[r] == RowKind::LimitUpper) e = lambda[k][r] < 0 ? e : std::min(e, 0.0);
       worst = std::max(worst, std::abs(e));

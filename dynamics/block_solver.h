@@ -476,6 +476,8 @@ class IslandBlockSolver {
     }
     return blocks_[k].jv[s] * u[2 * l] + js.jw[s] * u[2 * l + 1];
   }
+  /// (JM⁻¹Jᵀ + R)⁻¹ of block k from its `diagonal` JM⁻¹Jᵀ, at the velocity or position level.
+  Mat3 diagonal_inverse(int k, const Mat3& diagonal, bool position_level) const;
   /// target − J u − R λ of joint block k (J u with the known velocity at the velocity level),
   /// summed as the sweeps' limit updates and the settle check read it.
   [[gnu::always_inline]] Vec3 joint_limit_residual(int k, const std::vector<Vec3>& target,

@@ -119,30 +119,13 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     }
     Vec3 row_diagonal;
     for (int r = 0; r < 3; ++r) row_diagonal[r] = d(r, r) + regularisation_[k];
-    // Contact blocks sweep their position level as a scalar normal row (iterate_contact): only
-    // joint blocks need the position-level inverse.
-    const bool contact_block = k >= first_contact_block_;
-    Mat3 inverse[2];
-    for (int level = 0; level < (contact_block ? 1 : 2); ++level) {
-      Mat3 dl = d;
-      for (int r = 0; r < 3; ++r) {
-        const bool free_row = b.kind[r] == RowKind::Unused ||
-                              (level == 1 && b.kind[r] == RowKind::Friction);
-        if (free_row) {
-          dl.row(r).setZero();
-          dl.col(r).setZero();
-          dl(r, r) = 1.0;
-        } else {
-          dl(r, r) += regularisation_[k];
-        }
-      }
-      inverse[level] = dl.inverse();
-    }
-    if (contact_block) {
+    // Contact blocks sweep their position level as a scalar normal row (iterate_contact): they
+    // need only the velocity-level inverse. Joint blocks' inverses are made below.
+    if (k >= first_contact_block_) {
       ContactSweep& c = contact_sweep_[k - first_contact_block_];
       c.basis = b.jv[1];
       c.lever = levers_[k];
-      c.inverse_diagonal = inverse[0];
+      c.inverse_diagonal = diagonal_inverse(static_cast<int>(k), d, false);
       c.known_velocity = known_velocity;
       c.row_diagonal = row_diagonal;
       c.inverse_normal = 1.0 / row_diagonal[0];
@@ -154,8 +137,6 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     IterBlock& it = iter_[k];
     it.known_velocity = known_velocity;
     it.row_diagonal = row_diagonal;
-    it.inverse_diagonal = inverse[0];
-    it.inverse_diagonal_position = inverse[1];
     for (int s = 0; s < 2; ++s) {
       const int l = slots_[k][s];
       it.slot[s] = sweep_slot(l);
@@ -169,8 +150,35 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     }
   });
   prepare_joint_subsystem(settings);
+  // Joint blocks take a Gauss–Seidel update of their own only without the super-block (with it,
+  // their limit rows move by scalar updates): ragdolls_20 inverted two 3×3 blocks per joint
+  // block and step for no use.
+  if (!joint_subsystem_ready_) {
+    parallel_for_static(first_contact_block_, threads_, [&](std::ptrdiff_t k) {
+      const Mat3 d = diagonal_current_ ? diagonal_[k] : island_diagonal(static_cast<int>(k), bodies);
+      iter_[k].inverse_diagonal = diagonal_inverse(static_cast<int>(k), d, false);
+      iter_[k].inverse_diagonal_position = diagonal_inverse(static_cast<int>(k), d, true);
+    });
+  }
   find_static_blocks();
   iter_prepared_ = true;
+}
+
+Mat3 IslandBlockSolver::diagonal_inverse(int k, const Mat3& diagonal, bool position_level) const {
+  // Free rows (unused; friction at the position level) are decoupled identity rows.
+  const ConstraintBlock& b = blocks_[k];
+  Mat3 d = diagonal;
+  for (int r = 0; r < 3; ++r) {
+    const bool free_row = b.kind[r] == RowKind::Unused || (position_level && b.kind[r] == RowKind::Friction);
+    if (free_row) {
+      d.row(r).setZero();
+      d.col(r).setZero();
+      d(r, r) = 1.0;
+    } else {
+      d(r, r) += regularisation_[k];
+    }
+  }
+  return d.inverse();
 }
 
 void IslandBlockSolver::find_static_blocks() {

@@ -444,7 +444,7 @@ class IslandBlockSolver {
   // While true, every joint block's equality rows are solved by the super-block (each sweep
   // ends with its exact solve): the Gauss–Seidel updates only move their limit rows.
   bool joint_subsystem_ready_ = false;
-  std::vector<Vec3> joint_rhs_, joint_x_;
+  std::vector<Vec3> joint_rhs_;  // the super-block's right-hand side, then its solution Δλ
   // Per joint block and side: what its linear rows jv (and so M⁻¹jvᵀ) are. A point joint's are
   // ±I, an angular block's zero: the super-block's J u and M⁻¹Jᵀ Δλ, every sweep, multiply only
   // what is not zero (the same values: the rest adds exact zeros).

@@ -197,8 +197,8 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
       if (js.slot[s] >= 0) e -= joint_side_velocity(js, k, s, u);
     rhs[k] = e.cwiseProduct(js.mask);
   }
-  joint_lu_.solve(joint_rhs_, joint_x_);
-  const Vec3* const x = joint_x_.data();
+  joint_lu_.solve_in_place(joint_rhs_);  // diagonal pivots (joint_pivots_ is empty)
+  const Vec3* const x = rhs;
   for (int k = 0; k < nj; ++k) {
     const JointSweep& js = sweep[k];
     // Products with the 0/1 mask rather than tests per row (they mispredicted: a hinge's

@@ -82,6 +82,9 @@ class BlockSparseLu {
   bool refactorize(long long max_block_ops = 0);
   /// Solves A x = b with the factorisation; b and x are per block (size() entries).
   void solve(const std::vector<Vec3>& b, std::vector<Vec3>& x) const;
+  /// The same solve, x written over b: only for a factorisation with diagonal pivots
+  /// (factorize() without pivot columns).
+  void solve_in_place(std::vector<Vec3>& bx) const;
   /// Block operations done by the last factorisation (3×3 multiply-adds), a cost measure.
   long long factor_block_ops() const { return block_ops_; }
   long long fill_blocks() const { return fill_blocks_; }
@@ -212,6 +215,9 @@ class BlockSparseLu {
   long long block_ops_ = 0;
   long long fill_blocks_ = 0;
   bool replayed_ = false;
+  /// Forward elimination on y, then back substitution into out (which may be y when every
+  /// pivot is its row's diagonal block).
+  void substitute(Vec3* y, Vec3* out) const;
   /// add() for a block that is not a plain append: merged into an existing block, inserted
   /// before the row's last, or the row out of room.
   void add_out_of_order(int row, int col, const Mat3& a);

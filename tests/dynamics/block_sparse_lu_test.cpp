@@ -201,7 +201,8 @@ TEST(BlockElimination, ValuesWrittenIntoTheRecordedSlotsRefactorLikeAssemblingAg
   // The articulated super-block assembles one pattern step after step and writes its values
   // straight into the recorded program's slots (pattern_slot, pattern_values, refactorize):
   // with each slot getting add()'s sums in add()'s order, the factors must be bit for bit those
-  // of assembling and factorising afresh, and solve the system (against a dense LU).
+  // of assembling and factorising afresh, and solve the system (against a dense LU), also in
+  // place (solve_in_place).
   for (const int extra : {0, 3}) {
     BlockSparseLu refilled;
     const RandomIsland first = make_island(12, extra, 7, 1);
@@ -245,6 +246,10 @@ TEST(BlockElimination, ValuesWrittenIntoTheRecordedSlotsRefactorLikeAssemblingAg
       refilled.solve(isl.rhs, x_refilled);
       fresh.solve(isl.rhs, x_fresh);
       for (int i = 0; i < isl.size(); ++i) ASSERT_EQ(x_refilled[i], x_fresh[i]) << "extra " << extra << " row " << i;
+      // Diagonal pivots: the solve may write x over b (the super-block's sweeps do), same bits.
+      std::vector<Vec3> in_place = isl.rhs;
+      refilled.solve_in_place(in_place);
+      for (int i = 0; i < isl.size(); ++i) ASSERT_EQ(in_place[i], x_fresh[i]) << "extra " << extra << " row " << i;
       EXPECT_LT(error_against_dense_lu(isl, refilled), 1e-10) << "extra " << extra << " values " << values;
     }
   }

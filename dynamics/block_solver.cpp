@@ -123,8 +123,9 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
   for (int l = 0; l < nb; ++l) {
     const RigidBodySim& body = bodies[bodies_[l]];
     double mass = 1.0 / body.inv_mass;
-    Mat3 inertia_world = body.q.toRotationMatrix() * body.inertia_local *
-                         body.q.toRotationMatrix().transpose();
+    // The world inertia saved with the start velocities (the same product): the bodies do not
+    // turn during the velocity solve, and every active-set pass assembled it afresh.
+    const Mat3& inertia_world = start_inertia_[l];
     lu.add(2 * l, 2 * l, mass * Mat3::Identity());
     lu.add(2 * l + 1, 2 * l + 1, inertia_world);
     rhs[2 * l] = mass * u0_[2 * l];
@@ -454,8 +455,11 @@ void IslandBlockSolver::save_start_velocities(const std::vector<RigidBodySim>& b
   for (size_t l = 0; l < bodies_.size(); ++l) {
     const RigidBodySim& b = bodies[bodies_[l]];
     start_inv_mass_[l] = b.inv_mass;
-    Mat3 r = b.q.toRotationMatrix();
-    start_inertia_[l] = r * b.inertia_local * r.transpose();
+    // Made as assemble() made it for every active-set pass (it reads this one now): built in a
+    // local, Eigen's product rounds as it did there. With the rotation in a variable, or assigned
+    // straight to the vector's element, it rounds otherwise (ragdolls_20's bits moved).
+    const Mat3 inertia_world = b.q.toRotationMatrix() * b.inertia_local * b.q.toRotationMatrix().transpose();
+    start_inertia_[l] = inertia_world;
   }
 }
 

@@ -191,7 +191,7 @@ class IslandBlockSolver {
   /// The equation order (rows) and pivot columns for an ordering; exposed for benchmarks/tests.
   void ordering(BlockOrdering which, std::vector<int>& rows, std::vector<int>& pivots) const;
   /// Assembles the current system (blocks and modes) into `lu` with right-hand side `rhs`; the
-  /// momentum rows use the velocities saved by save_start_velocities().
+  /// momentum rows use the velocities and world inertias saved by save_start_velocities().
   void assemble(const std::vector<RigidBodySim>& bodies, BlockSparseLu& lu,
                 std::vector<Vec3>& rhs) const;
   /// Block operations of one exact factorisation of the current blocks in ordering B, counted

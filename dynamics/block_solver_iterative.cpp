@@ -70,6 +70,14 @@ Vec3 contact_block_impulse(double friction, const Vec3& lambda, const Vec3& tria
   return next;
 }
 
+// What is left of a limit row's residual e after the projection of its impulse: a limit row is
+// satisfied when it does not pass its target, or pushes (λ ≠ 0) exactly there. side: +1 for a
+// lower limit (λ ≥ 0), −1 for an upper one (λ ≤ 0).
+double limit_row_residual(int side, double lambda, double e) {
+  if (side > 0) return lambda > 0 ? e : std::max(e, 0.0);
+  return lambda < 0 ? e : std::min(e, 0.0);
+}
+
 }  // namespace
 
 long long IslandBlockSolver::iterative_cost(const BlockSolverSettings& settings, int layers) const {
@@ -364,12 +372,11 @@ void IslandBlockSolver::iterate_block(int k, const std::vector<Vec3>& target,
     iterate_contact(k, target, lambda, u, position_level);
     return;
   }
-  // A joint block of equality rows only is left wholly to the super-block: its velocity is
-  // not needed (ragdolls_20: the linear blocks of all 10 joints, every sweep). Told from a
-  // compact flag, not from the ~490-byte block.
+  // With the articulated super-block, a joint's equality rows are the super-block's: only limit rows are
+  // updated here, from the block's compact JointSweep. A block of equality rows only is left
+  // wholly to the super-block (ragdolls_20: the linear blocks of all 10 joints, every sweep),
+  // told from a compact flag rather than from the record.
   if (joint_subsystem_ready_) {
-    // The joint's equality rows belong to the articulated super-block; only its limit rows are
-    // updated here, from the block's compact JointSweep.
     if (!joint_left_to_super_block_[k]) iterate_joint_limits(k, target, lambda, u, position_level);
     return;
   }
@@ -513,12 +520,8 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
       if (joint_left_to_super_block_[k]) continue;
       const JointSweep& js = joint_sweep_[k];
       const Vec3 residual = joint_limit_residual(k, target, lambda, u.data(), false);
-      for (int r = 0; r < 3; ++r) {
-        if (js.limit[r] == 0) continue;
-        const double e = js.limit[r] > 0 ? (lambda[k][r] > 0 ? residual[r] : std::max(residual[r], 0.0))
-                                         : (lambda[k][r] < 0 ? residual[r] : std::min(residual[r], 0.0));
-        worst = std::max(worst, std::abs(e));
-      }
+      for (int r = 0; r < 3; ++r)
+        if (js.limit[r] != 0) worst = std::max(worst, std::abs(limit_row_residual(js.limit[r], lambda[k][r], residual[r])));
       continue;
     }
     const ConstraintBlock& b = blocks_[k];
@@ -530,12 +533,10 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
     }
     const Vec3 residual = target[k] - vel - regularisation_[k] * lambda[k];
     for (int r = 0; r < 3; ++r) {
-      // A limit row is satisfied when it does not pass its target, or pushes with λ > 0 exactly
-      // there: the projected residual is what remains after the projection of its impulse.
       double e = residual[r];
       if (b.kind[r] == RowKind::Unused || b.kind[r] == RowKind::Friction) continue;
-      if (b.kind[r] == RowKind::LimitLower) e = lambda[k][r] > 0 ? e : std::max(e, 0.0);
-      if (b.kind[r] == RowKind::LimitUpper) e = lambda[k][r] < 0 ? e : std::min(e, 0.0);
+      if (b.kind[r] == RowKind::LimitLower) e = limit_row_residual(1, lambda[k][r], e);
+      if (b.kind[r] == RowKind::LimitUpper) e = limit_row_residual(-1, lambda[k][r], e);
       worst = std::max(worst, std::abs(e));
     }
   }

@@ -551,6 +551,12 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   const int joint_blocks = static_cast<int>(joint_block_scratch_.size());
   first_contact_block_ = joint_blocks;
   const int n = joint_blocks + static_cast<int>(island.contacts.size());
+  // A big island, swept by dissection groups (the exact method aside), stores its contact
+  // blocks group by group: contacts_ in that order (block_solver_iterative.cpp).
+  parts_known_ = false;
+  if (n >= settings.parallel_min_blocks && settings.method != BlockMethod::Exact) {
+    order_contacts_by_group(island.contacts, bodies, contacts, body_position);
+  }
   double smallest_slop = settings.linear_slop;
   bool impacts_possible = false;
   for (int c : island.contacts) {
@@ -574,7 +580,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   parallel_for_static(n, threads_, [&](std::ptrdiff_t index) {
     const int k = static_cast<int>(index);
     if (k >= joint_blocks) {
-      const int c = island.contacts[k - joint_blocks];
+      const int c = contacts_[k - joint_blocks];
       ConstraintBlock block = make_contact_block(contacts[c], c);
       block.mode = static_cast<ContactMode>(contacts[c].mode);
       block.lambda = Vec3(contacts[c].normal_impulse, contacts[c].tangent_impulse[0],
@@ -669,6 +675,7 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
 
   diagonal_current_ = false;  // the bodies move on: the position level recomputes it
   dissected_early_ = false;   // a later prepare_iterative (position level) sees moved bodies
+  parts_known_ = false;
   // Impulses and modes go back for warm starting (each block to its own contact or joint).
   parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];

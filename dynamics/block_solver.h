@@ -202,6 +202,8 @@ class IslandBlockSolver {
   /// parts first; empty when the island was swept in block order). Exposed for tests.
   const std::vector<int>& sweep_group_start() const { return group_start_; }
   const std::vector<int>& sweep_group_blocks() const { return group_blocks_; }
+  /// The contact of block k (−1: a joint block). Exposed for tests.
+  int block_contact(int k) const { return blocks_[k].contact; }
   /// Island body slots of block k (−1: not an unknown of this island). Exposed for tests.
   const std::array<int, 2>& block_slots(int k) const { return slots_[k]; }
   static constexpr int kDissectionLevels = 2;  // 4 parts: 4 + 2 + 1 groups on 3 levels
@@ -279,6 +281,15 @@ class IslandBlockSolver {
   void note_failed_elimination(const BlockSolverSettings& settings);
   /// Groups the blocks of a big island for parallel sweeps (nested dissection, see the .cpp).
   void dissect_blocks(const std::vector<RigidBodySim>& bodies);
+  /// The bisection of the island's bodies into parts (dissection_.order and .part).
+  void bisect_island(const std::vector<RigidBodySim>& bodies);
+  /// Dissection group of a block between island slots a and b (−1: not an island body).
+  int dissection_group(int a, int b) const;
+  /// Big islands: contacts_ in dissection-group order (see solve_velocities).
+  void order_contacts_by_group(const std::vector<int>& island_contacts,
+                               const std::vector<RigidBodySim>& bodies,
+                               const std::vector<ContactConstraint>& contacts,
+                               const std::vector<int>* body_position);
   void bisect_bodies(const std::vector<RigidBodySim>& bodies, int begin, int end, int label, int depth);
   void find_static_blocks();  // static_blocks_: contacts with static or kinematic bodies
   /// Position level: undoes the part of the displacement `u` that moves block k's island body
@@ -436,6 +447,9 @@ class IslandBlockSolver {
   // This velocity solve's dissection was made beside the method choice (solve_velocities);
   // prepare_iterative uses it instead of dissecting again.
   bool dissected_early_ = false;
+  // The bodies' parts were made for this velocity solve before its blocks (to order them by
+  // group): dissect_blocks uses them instead of bisecting again.
+  bool parts_known_ = false;
   std::vector<int> static_blocks_;  // repeated at the end of position sweeps (find_static_blocks)
   std::vector<int> static_part_start_;  // dissected islands: static_blocks_ part by part (CSR)
   // Articulated super-block: factorisation of S = J M⁻¹ Jᵀ + R over the joint blocks' equality

@@ -265,28 +265,67 @@ void IslandBlockSolver::bisect_bodies(const std::vector<RigidBodySim>& bodies, i
   bisect_bodies(bodies, mid, end, label + half, depth + 1);
 }
 
-void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) {
-  // Parts are labelled so that the first bisection sets the highest bit: two bodies first
-  // separated at depth d differ in bit (levels − 1 − d) and no higher one. A block between parts
-  // x ≠ y belongs to level 1 + (highest bit of x ⊕ y), group x >> level of that level.
-  constexpr int kParts = 1 << kDissectionLevels;
+void IslandBlockSolver::bisect_island(const std::vector<RigidBodySim>& bodies) {
   const int nb = static_cast<int>(bodies_.size());
-  const int n = static_cast<int>(blocks_.size());
   Dissection& d = dissection_;
   d.order.resize(nb);
   d.part.resize(nb);
   for (int l = 0; l < nb; ++l) d.order[l] = l;
   bisect_bodies(bodies, 0, nb, 0, 0);
+}
+
+int IslandBlockSolver::dissection_group(int a, int b) const {
+  // Parts are labelled so that the first bisection sets the highest bit: two bodies first
+  // separated at depth d differ in bit (levels − 1 − d) and no higher one. A block between parts
+  // x ≠ y belongs to level 1 + (highest bit of x ⊕ y), group x >> level of that level.
+  constexpr int kParts = 1 << kDissectionLevels;
+  const int x = dissection_.part[a >= 0 ? a : b], y = dissection_.part[b >= 0 ? b : a];
+  int level = 0, offset = 0;
+  if (x != y) level = 32 - __builtin_clz(static_cast<unsigned>(x ^ y));
+  for (int l = 0; l < level; ++l) offset += kParts >> l;
+  return offset + (x >> level);
+}
+
+void IslandBlockSolver::order_contacts_by_group(const std::vector<int>& island_contacts,
+                                                const std::vector<RigidBodySim>& bodies,
+                                                const std::vector<ContactConstraint>& contacts,
+                                                const std::vector<int>* body_position) {
+  // A big island's contact blocks are stored group by group, in island order within a group:
+  // the sweep visits them in the same order as in island order (a group's blocks by block
+  // index), but each thread's blocks (their impulses, targets and sweep records) lie in ranges
+  // of their own. In island order, neighbouring blocks of different groups shared cache lines
+  // that both threads wrote: pile_spheres_1k, one contact point per pair, ran 3.24 ms/step at
+  // 2 threads, 3.09 ms stored by group. The bisection, made here for the order, serves
+  // dissect_blocks as well.
+  constexpr int kGroups = 2 * (1 << kDissectionLevels) - 1;
+  bisect_island(bodies);
+  parts_known_ = true;
+  const int nc = static_cast<int>(island_contacts.size());
+  std::vector<int>& group = dissection_.group;  // scratch here: dissect_blocks refills it
+  group.resize(nc);
+  std::array<int, kGroups + 1> start{};
+  for (int i = 0; i < nc; ++i) {
+    const ContactConstraint& c = contacts[island_contacts[i]];
+    group[i] = dissection_group(local_index(c.body_a, body_position), local_index(c.body_b, body_position));
+    ++start[group[i] + 1];
+  }
+  for (int g = 0; g < kGroups; ++g) start[g + 1] += start[g];
+  contacts_.resize(nc);
+  for (int i = 0; i < nc; ++i) contacts_[start[group[i]]++] = island_contacts[i];
+}
+
+void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) {
+  constexpr int kParts = 1 << kDissectionLevels;
+  const int nb = static_cast<int>(bodies_.size());
+  const int n = static_cast<int>(blocks_.size());
+  Dissection& d = dissection_;
+  if (!parts_known_) bisect_island(bodies);
+  parts_known_ = false;
   // Groups of level L: kParts >> L of them, numbered after those of the levels below.
   d.group.resize(n);
   std::array<int, 2 * kParts> count{};
   for (int k = 0; k < n; ++k) {
-    const int a = slots_[k][0], b = slots_[k][1];
-    const int x = d.part[a >= 0 ? a : b], y = d.part[b >= 0 ? b : a];
-    int level = 0, offset = 0;
-    if (x != y) level = 32 - __builtin_clz(static_cast<unsigned>(x ^ y));
-    for (int l = 0; l < level; ++l) offset += kParts >> l;
-    d.group[k] = offset + (x >> level);
+    d.group[k] = dissection_group(slots_[k][0], slots_[k][1]);
     ++count[d.group[k]];
   }
   constexpr int kGroups = 2 * kParts - 1;

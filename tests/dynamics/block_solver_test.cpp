@@ -343,17 +343,28 @@ TEST(BlockSolverIterative, ConvergesToTheExactSolutionOfAStickingLattice) {
   }
 }
 
+// A side³ lattice at μ = 0.5, its contacts prepared for a 1 ms step.
+Problem prepared_lattice(int side) {
+  Problem p = lattice(side, 0.5);
+  p.prepare(1e-3);
+  return p;
+}
+
+// The iterative method, with any island dissected (however small).
+BlockSolverSettings dissecting_iterative() {
+  BlockSolverSettings settings;
+  settings.method = BlockMethod::Iterative;
+  settings.parallel_min_blocks = 1;
+  return settings;
+}
+
 TEST(BlockSolverIterative, DissectionGroupsOfALevelShareNoBody) {
   // The groups one level sweeps in parallel must touch disjoint island bodies, every block must
   // be in exactly one group, and each group keeps ascending block order: checked against the
   // blocks' own body slots, pair by pair.
-  Problem p = lattice(6, 0.5);
-  p.prepare(1e-3);
-  BlockSolverSettings settings;
-  settings.method = BlockMethod::Iterative;
-  settings.parallel_min_blocks = 1;
+  Problem p = prepared_lattice(6);
   IslandBlockSolver solver;
-  solver.solve_velocities(p.island(), p.bodies, p.contacts, p.joints, 1e-3, settings);
+  solver.solve_velocities(p.island(), p.bodies, p.contacts, p.joints, 1e-3, dissecting_iterative());
   const std::vector<int>& start = solver.sweep_group_start();
   const std::vector<int>& blocks = solver.sweep_group_blocks();
   constexpr int kParts = 1 << IslandBlockSolver::kDissectionLevels;
@@ -395,12 +406,9 @@ TEST(BlockSolverIterative, DissectedIslandStoresItsGroupsInPlaceAndSolvesLikeTha
   // impulses lie apart from the other's): storage only. Its solve must give the bits of an
   // undissected solve of the same contacts listed in the dissected sweep order (groups level
   // by level, island order within a group), impulses included, each back on its own contact.
-  Problem start = lattice(6, 0.5);
-  start.prepare(1e-3);
-  BlockSolverSettings settings;
-  settings.method = BlockMethod::Iterative;
+  const Problem start = prepared_lattice(6);
+  BlockSolverSettings settings = dissecting_iterative();
   settings.threads = 1;
-  settings.parallel_min_blocks = 1;
   Problem dissected = start;
   IslandBlockSolver solver;
   solver.solve_velocities(dissected.island(), dissected.bodies, dissected.contacts, dissected.joints, 1e-3, settings);

@@ -20,20 +20,6 @@ bool row_is_limit(RowKind k) { return k == RowKind::LimitLower || k == RowKind::
 
 }  // namespace
 
-int IslandBlockSolver::local_index(int body, const std::vector<int>* position) const {
-  // The island build's table when the caller passed it: one table over the world's bodies for
-  // all islands (a table per solver had cost the 10,000-box pile's peak memory 0.87 → 1.42 GB).
-  // A body of another island, or asleep, holds a position that names another body here.
-  if (body < 0) return -1;
-  if (position != nullptr) {
-    const int l = (*position)[body];
-    return l >= 0 && l < static_cast<int>(bodies_.size()) && bodies_[l] == body ? l : -1;
-  }
-  // Else a binary search in the island's sorted bodies.
-  auto it = std::lower_bound(bodies_.begin(), bodies_.end(), body);
-  return (it != bodies_.end() && *it == body) ? static_cast<int>(it - bodies_.begin()) : -1;
-}
-
 void IslandBlockSolver::fit(const Island& island) {
   const int size = static_cast<int>(island.bodies.size() + island.contacts.size() + island.joints.size());
   if (largest_island_ > kKeptIslandSize && largest_island_ > 4 * size) release_memory();

@@ -404,8 +404,7 @@ bool IslandBlockSolver::run_active_set(std::vector<RigidBodySim>& bodies,
   // start velocities and last step's impulses instead.
   info.fell_back = true;
   restore_start_velocities(bodies);
-  for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
-  solve_iterative(bodies, settings);
+  solve_iterative(bodies, settings);  // from warm_lambda_, not the abandoned active set's impulses
   return true;
 }
 
@@ -651,8 +650,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   }
   if (!info.exact) {
     // An abandoned or rejected elimination leaves the impulses of an intermediate active set
-    // (possibly huge, opposing impulses of a near-singular set): start from last step's.
-    for (size_t k = 0; k < blocks_.size(); ++k) blocks_[k].lambda = warm_lambda_[k];
+    // (possibly huge, opposing impulses of a near-singular set) in the blocks: solve_iterative
+    // starts from last step's, warm_lambda_.
     // The iterative method checks no energy: the start velocities only (assemble's momentum
     // rows), not each body's world inertia, 0.5% of the 10,000-box pile's step.
     save_start_velocities(bodies, false);

@@ -198,7 +198,8 @@ void IslandBlockSolver::find_static_blocks() {
   // last with their full targets let the boxes of piles sink deeper into each other instead
   // (pile_boxes_1k: 1.4 → 3.0 mm; at the velocity level, a 200-box pile at 30 Hz: 22 → 190 mm),
   // and so did holding off after every sweep rather than once per pass (2.4 mm).
-  auto is_static = [&](int k) { return blocks_[k].contact >= 0 && (slots_[k][0] < 0 || slots_[k][1] < 0); };
+  // Contact blocks follow the joint blocks: told apart by index, not by a read of the block.
+  auto is_static = [&](int k) { return k >= first_contact_block_ && (slots_[k][0] < 0 || slots_[k][1] < 0); };
   const int n = static_cast<int>(blocks_.size());
   static_blocks_.clear();
   static_part_start_.clear();
@@ -207,14 +208,18 @@ void IslandBlockSolver::find_static_blocks() {
       if (is_static(k)) static_blocks_.push_back(k);
     return;
   }
-  // Dissected: part by part (a static block's group is its body's part), block order within.
+  // Dissected: part by part (a static block's group is its body's part), block order within;
+  // one pass counts each part's static blocks, another places them.
   constexpr int kParts = 1 << kDissectionLevels;
-  static_part_start_.push_back(0);
-  for (int p = 0; p < kParts; ++p) {
-    for (int k = 0; k < n; ++k)
-      if (dissection_.group[k] == p && is_static(k)) static_blocks_.push_back(k);
-    static_part_start_.push_back(static_cast<int>(static_blocks_.size()));
-  }
+  static_part_start_.assign(kParts + 1, 0);
+  for (int k = 0; k < n; ++k)
+    if (is_static(k)) ++static_part_start_[dissection_.group[k] + 1];
+  for (int p = 0; p < kParts; ++p) static_part_start_[p + 1] += static_part_start_[p];
+  static_blocks_.resize(static_part_start_[kParts]);
+  std::array<int, kParts> at{};
+  std::copy(static_part_start_.begin(), static_part_start_.end() - 1, at.begin());
+  for (int k = 0; k < n; ++k)
+    if (is_static(k)) static_blocks_[at[dissection_.group[k]]++] = k;
 }
 
 void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
@@ -591,8 +596,10 @@ double IslandBlockSolver::joint_residual_max(const std::vector<Vec3>& target,
 
 void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
                                         const BlockSolverSettings& settings) {
-  // Starts from the bodies' current velocities and the blocks' impulses (last step's, projected
-  // onto their laws), which are applied first (warm start).
+  // Starts from the bodies' current velocities and the step's start impulses (warm_lambda_:
+  // last step's, projected onto their laws), which are applied first (warm start). Not from
+  // the blocks' impulses: an abandoned elimination leaves its own there (its callers had each
+  // copied warm_lambda_ back into every block first, a serial pass over the ~500-byte blocks).
   prepare_iterative(bodies, settings);
   const int nb = static_cast<int>(bodies_.size());
   const int n = static_cast<int>(blocks_.size());
@@ -613,7 +620,7 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
     // bodies only).
     visit_in_sweep_order(team, [&](int k) {
       const ConstraintBlock& b = blocks_[k];
-      lambda_[k] = project_block_impulse(b, b.lambda);
+      lambda_[k] = project_block_impulse(b, warm_lambda_[k]);
       target_[k] = b.rhs;
       if (b.contact >= 0) {
         const ContactSweep& c = contact_sweep_[k - first_contact_block_];

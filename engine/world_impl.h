@@ -97,6 +97,7 @@ struct World::Impl {
   std::vector<double> pair_margins;
   // CCD (world_ccd.cpp).
   std::vector<Aabb> swept_boxes;           // per moving body: its broadphase box this step
+  std::vector<Aabb> query_boxes_now;       // scratch: refresh_query_boxes' box of each mover
   std::vector<double> step_times;          // per body: time advanced this step; empty = all h
   std::vector<int> joint_group_parent;     // share_step_times_across_joints scratch
   std::vector<double> joint_group_time;

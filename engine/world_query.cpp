@@ -25,6 +25,7 @@
 #include "collision/distance/primitive_distance.h"
 #include "collision/query/ray_cast.h"
 #include "collision/continuous/time_of_impact.h"
+#include "collision/base/parallel.h"
 #include "engine/world_impl.h"
 #include "engine/world_validate.h"
 
@@ -182,10 +183,16 @@ void World::Impl::refresh_query_boxes() {
   // stabilisation moved it, or a contact woke it mid-step. Growing (never shrinking) the box
   // changes no later step: update_broadphase sets the box of every awake mover anew, and the
   // broadphase's pairs depend only on the boxes. Bodies asleep now did not move this step.
+  // The boxes are computed in parallel (each body its own slot), the broadphase takes the grown
+  // ones in body order: serially, they were a serial 1% of pile_spheres_1k's step at 2 threads.
+  auto moved = [&](std::size_t i) { return bodies[i].moving && !bodies[i].asleep; };
+  query_boxes_now.resize(bodies.size());
+  parallel_for(static_cast<std::ptrdiff_t>(bodies.size()), def.threads, [&](std::ptrdiff_t i) {
+    if (moved(i)) query_boxes_now[i] = compute_aabb(shapes[i], bodies[i].frame_pose());
+  }, 0, kMinParallelCheap);
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const RigidBodySim& b = bodies[i];
-    if (!b.moving || b.asleep) continue;
-    const Aabb now = compute_aabb(shapes[i], b.frame_pose());
+    if (!moved(i)) continue;
+    const Aabb& now = query_boxes_now[i];
     Aabb held = broadphase.box(static_cast<int>(i));
     if ((held.min.array() <= now.min.array()).all() && (held.max.array() >= now.max.array()).all())
       continue;

@@ -730,7 +730,10 @@ bool IslandBlockSolver::choose_exact(const BlockSolverSettings& settings, bool i
     // (a lower bound when it stopped at its cap) is reused for kCostlyVerdictSteps steps while
     // the contact count stays within 1/16 and the count still exceeds this step's cap, which
     // moves with the expected passes: then counting again would refuse elimination too.
-    constexpr int kCostlyVerdictSteps = 8;
+    // 24 steps (0.1 s at 240 Hz): at 8, the recounts were still 1% of pile_spheres_1k's
+    // instructions, a serial part of its step at 2 threads; no bench scene's or golden's bits
+    // moved (a pile's count is far past its cap).
+    constexpr int kCostlyVerdictSteps = 24;
     const long long cap = info.iterative_ops / passes + 1;
     const bool verdict_stands = big && history_.costly_verdict_steps > 0 &&
                                 16 * std::abs(contact_blocks - history_.costly_contact_blocks) <= history_.costly_contact_blocks &&

@@ -315,12 +315,13 @@ void IslandBlockSolver::order_contacts_by_group(const std::vector<int>& island_c
   const int nc = static_cast<int>(island_contacts.size());
   std::vector<int>& group = dissection_.group;  // scratch here: dissect_blocks refills it
   group.resize(nc);
-  std::array<int, kGroups + 1> start{};
-  for (int i = 0; i < nc; ++i) {
+  // Each contact's group in parallel (a read of each contact), then a serial counting sort.
+  parallel_for_static(nc, threads_, [&](std::ptrdiff_t i) {
     const ContactConstraint& c = contacts[island_contacts[i]];
     group[i] = dissection_group(local_index(c.body_a, body_position), local_index(c.body_b, body_position));
-    ++start[group[i] + 1];
-  }
+  });
+  std::array<int, kGroups + 1> start{};
+  for (int i = 0; i < nc; ++i) ++start[group[i] + 1];
   for (int g = 0; g < kGroups; ++g) start[g + 1] += start[g];
   contacts_.resize(nc);
   for (int i = 0; i < nc; ++i) contacts_[start[group[i]]++] = island_contacts[i];

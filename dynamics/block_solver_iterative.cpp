@@ -106,10 +106,10 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     sweep_slot_.clear();
   }
   local_inverse_.resize(nb);
-  for (int l = 0; l < nb; ++l) {
-    local_inverse_[sweep_slot(l)].mass = bodies[bodies_[l]].inv_mass;
-    local_inverse_[sweep_slot(l)].inertia = bodies[bodies_[l]].inv_inertia_world;
-  }
+  parallel_for(nb, threads_, [&](std::ptrdiff_t l) {
+    local_inverse_[sweep_slot(static_cast<int>(l))].mass = bodies[bodies_[l]].inv_mass;
+    local_inverse_[sweep_slot(static_cast<int>(l))].inertia = bodies[bodies_[l]].inv_inertia_world;
+  }, 0, kMinParallelCheap);
   // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
   iter_.resize(first_contact_block_);
   contact_sweep_.resize(blocks_.size() - first_contact_block_);

@@ -290,12 +290,19 @@ void World::Impl::measure_joint_errors() {
 }
 
 void World::Impl::store_warm_start() {
-  warm_cache.clear();
   // Grown by doubling, not to the exact count: a pile whose contacts grow a few each step
   // reallocated its whole cache every step (the 10,000-box pile: 42,000 records, page faults
   // on fresh memory each time, 0.5% of its step).
-  if (warm_cache.capacity() < contacts.size()) warm_cache.reserve(std::max(contacts.size(), 2 * warm_cache.capacity()));
-  for (const ContactConstraint& c : contacts) warm_cache.push_back(cached_impulse(c));
+  if (warm_cache.capacity() < contacts.size()) {
+    warm_cache.clear();  // nothing to copy over
+    warm_cache.reserve(std::max(contacts.size(), 2 * warm_cache.capacity()));
+  }
+  // Each contact its own record, in parallel: serially, with the cache cleared and refilled,
+  // it was a serial 1% of pile_spheres_1k's step at 2 threads. Every record is assigned.
+  warm_cache.resize(contacts.size());
+  parallel_for(static_cast<std::ptrdiff_t>(contacts.size()), def.threads, [&](std::ptrdiff_t k) {
+    warm_cache[k] = cached_impulse(contacts[k]);
+  }, 0, kMinParallelCheap);
   sort_warm_cache(warm_cache);
 }
 

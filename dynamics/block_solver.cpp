@@ -604,11 +604,12 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
 
   // A big island swept in parallel needs its dissection when the iterative method is chosen,
   // which is nearly always (a pile's count refuses elimination). The dissection depends only
-  // on the island (bodies' positions, block slots), so with two threads it is made while the
-  // method is being chosen, on the other thread: the choice (the island's depth and symbolic
-  // count) and the dissection were serial parts of every step (ellipsoids_500: 0.047 and 0.015
-  // ms; pile_spheres_1k: 0.095 and 0.032 ms at 2 threads). With one thread, or when the exact
-  // method is forced, the dissection waits for prepare_iterative as before: same results.
+  // on the island (bodies' positions, block slots), so with two threads its groups are made
+  // while the method is being chosen, on the other thread: the choice (the island's depth and
+  // symbolic count) and the dissection were serial parts of every step (ellipsoids_500: 0.047
+  // and 0.015 ms; pile_spheres_1k: 0.095 and 0.032 ms at 2 threads). (The bisection itself is
+  // made before the blocks, which it orders: order_contacts_by_group.) With one thread, or when
+  // the exact method is forced, the dissection waits for prepare_iterative: same results.
   long long budget = 0;
   bool exact_allowed = false;
   dissected_early_ = false;

@@ -32,7 +32,9 @@ set(required "")
 if(SUITE STREQUAL "scenes")
   foreach(scene pile_boxes_1k pile_spheres_1k)
     list(APPEND required ${scene}.ms_per_step ${scene}.max_penetration
-         ${scene}.ms_per_step.threads_1 ${scene}.ms_per_step.threads_2)
+         ${scene}.ms_per_step.threads_1 ${scene}.ms_per_step.threads_2
+         ${scene}.speedup_2_threads_paired ${scene}.speedup_2_threads_paired_min
+         ${scene}.speedup_2_threads_paired_max)
   endforeach()
 elseif(SUITE STREQUAL "ellipsoid")
   foreach(m fixed_point steffensen newton_bisection)
@@ -92,4 +94,27 @@ foreach(figure ${required})
   endif()
   message(FATAL_ERROR "figure ${figure} missing or not a number:\n${doc}")
 endforeach()
+# scenes: the paired speed-up lies within its least and greatest round, and --quick makes one
+# round, whose ratio is then also the ratio of the two medians (1 thread over 2, not inverted).
+if(SUITE STREQUAL "scenes")
+  foreach(scene pile_boxes_1k pile_spheres_1k)
+    impetus_smoke_is_number(is_number "${doc}" ${scene}.speedup_2_threads_paired)
+    if(NOT is_number)
+      continue()  # skipped (checked above)
+    endif()
+    foreach(f speedup_2_threads speedup_2_threads_paired speedup_2_threads_paired_min
+              speedup_2_threads_paired_max ms_per_step.threads_1 ms_per_step.threads_2)
+      string(JSON ${f} GET "${doc}" figures ${scene}.${f})
+    endforeach()
+    if(speedup_2_threads_paired LESS speedup_2_threads_paired_min OR
+       speedup_2_threads_paired GREATER speedup_2_threads_paired_max)
+      message(FATAL_ERROR "${scene}: paired speed-up ${speedup_2_threads_paired} outside "
+                          "[${speedup_2_threads_paired_min}, ${speedup_2_threads_paired_max}]")
+    endif()
+    if(NOT speedup_2_threads_paired EQUAL speedup_2_threads)
+      message(FATAL_ERROR "${scene}: one round's paired speed-up ${speedup_2_threads_paired} "
+                          "is not the ratio of the medians ${speedup_2_threads}")
+    endif()
+  endforeach()
+endif()
 message(STATUS "impetus-bench ${SUITE}: ok")

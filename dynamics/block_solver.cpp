@@ -514,7 +514,7 @@ bool IslandBlockSolver::propagate_impacts(std::vector<RigidBodySim>& bodies,
       const double separation = contacts[b.contact].separation;
       b.rhs[0] = separation > 0 ? -separation / h_ : 0.0;
     }
-    impact_impulses_ = std::move(total);
+    impact_impulses_.swap(total);  // both buffers kept: no allocation in the next step
   }
   return any;
 }

@@ -78,6 +78,23 @@ double limit_row_residual(int side, double lambda, double e) {
   return lambda < 0 ? e : std::min(e, 0.0);
 }
 
+// Stable counting sort of the indices [0, n) by key(i) in [0, buckets) (a negative key leaves
+// i out): place(i, position) puts each index bucket by bucket, in index order within a bucket,
+// and start[b] (buckets + 1 entries) is where bucket b begins. One routine for the dissection's
+// orders: contacts by group, blocks by group, bodies by part, static blocks by part.
+template <class Key, class Place>
+void counting_sort(int n, int buckets, int* start, Key&& key, Place&& place) {
+  std::fill(start, start + buckets + 1, 0);
+  for (int i = 0; i < n; ++i)
+    if (const int b = key(i); b >= 0) ++start[b + 1];
+  for (int b = 0; b < buckets; ++b) start[b + 1] += start[b];
+  for (int i = 0; i < n; ++i)
+    if (const int b = key(i); b >= 0) place(i, start[b]++);
+  // Each start[b] now holds where bucket b + 1 begins: shift them back.
+  for (int b = buckets; b > 0; --b) start[b] = start[b - 1];
+  start[0] = 0;
+}
+
 }  // namespace
 
 long long IslandBlockSolver::iterative_cost(const BlockSolverSettings& settings, int layers) const {
@@ -208,18 +225,14 @@ void IslandBlockSolver::find_static_blocks() {
       if (is_static(k)) static_blocks_.push_back(k);
     return;
   }
-  // Dissected: part by part (a static block's group is its body's part), block order within;
-  // one pass counts each part's static blocks, another places them.
+  // Dissected: part by part (a static block's group is its body's part), block order within.
   constexpr int kParts = 1 << kDissectionLevels;
-  static_part_start_.assign(kParts + 1, 0);
-  for (int k = 0; k < n; ++k)
-    if (is_static(k)) ++static_part_start_[dissection_.group[k] + 1];
-  for (int p = 0; p < kParts; ++p) static_part_start_[p + 1] += static_part_start_[p];
+  static_part_start_.resize(kParts + 1);
+  static_blocks_.resize(n);  // at most every block; cut to the count below
+  counting_sort(n, kParts, static_part_start_.data(),
+                [&](int k) { return is_static(k) ? dissection_.group[k] : -1; },
+                [&](int k, int position) { static_blocks_[position] = k; });
   static_blocks_.resize(static_part_start_[kParts]);
-  std::array<int, kParts> at{};
-  std::copy(static_part_start_.begin(), static_part_start_.end() - 1, at.begin());
-  for (int k = 0; k < n; ++k)
-    if (is_static(k)) static_blocks_[at[dissection_.group[k]]++] = k;
 }
 
 void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
@@ -321,11 +334,10 @@ void IslandBlockSolver::order_contacts_by_group(const std::vector<int>& island_c
     const ContactConstraint& c = contacts[island_contacts[i]];
     group[i] = dissection_group(local_index(c.body_a, body_position), local_index(c.body_b, body_position));
   });
-  std::array<int, kGroups + 1> start{};
-  for (int i = 0; i < nc; ++i) ++start[group[i] + 1];
-  for (int g = 0; g < kGroups; ++g) start[g + 1] += start[g];
+  std::array<int, kGroups + 1> start;
   contacts_.resize(nc);
-  for (int i = 0; i < nc; ++i) contacts_[start[group[i]]++] = island_contacts[i];
+  counting_sort(nc, kGroups, start.data(), [&](int i) { return group[i]; },
+                [&](int i, int position) { contacts_[position] = island_contacts[i]; });
 }
 
 void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) {
@@ -337,23 +349,17 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
   parts_known_ = false;
   // Groups of level L: kParts >> L of them, numbered after those of the levels below.
   d.group.resize(n);
-  std::array<int, 2 * kParts> count{};
-  for (int k = 0; k < n; ++k) {
-    d.group[k] = dissection_group(slots_[k][0], slots_[k][1]);
-    ++count[d.group[k]];
-  }
+  for (int k = 0; k < n; ++k) d.group[k] = dissection_group(slots_[k][0], slots_[k][1]);
   constexpr int kGroups = 2 * kParts - 1;
-  group_start_.assign(kGroups + 1, 0);
-  for (int g = 0; g < kGroups; ++g) group_start_[g + 1] = group_start_[g] + count[g];
+  group_start_.resize(kGroups + 1);
   group_blocks_.resize(n);
-  for (int g = 0; g < kGroups; ++g) count[g] = group_start_[g];
-  for (int k = 0; k < n; ++k) group_blocks_[count[d.group[k]]++] = k;
+  counting_sort(n, kGroups, group_start_.data(), [&](int k) { return d.group[k]; },
+                [&](int k, int position) { group_blocks_[position] = k; });
   // Bodies stored part by part, in island order within a part (sweep_slot_).
-  std::array<int, kParts + 1> part_start{};
-  for (int l = 0; l < nb; ++l) ++part_start[d.part[l] + 1];
-  for (int p = 0; p < kParts; ++p) part_start[p + 1] += part_start[p];
+  std::array<int, kParts + 1> part_start;
   sweep_slot_.resize(nb);
-  for (int l = 0; l < nb; ++l) sweep_slot_[l] = part_start[d.part[l]]++;
+  counting_sort(nb, kParts, part_start.data(), [&](int l) { return d.part[l]; },
+                [&](int l, int position) { sweep_slot_[l] = position; });
 }
 
 namespace {

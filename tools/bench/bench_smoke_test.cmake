@@ -103,7 +103,7 @@ if(SUITE STREQUAL "scenes")
       continue()  # skipped (checked above)
     endif()
     foreach(f speedup_2_threads speedup_2_threads_paired speedup_2_threads_paired_min
-              speedup_2_threads_paired_max ms_per_step.threads_1 ms_per_step.threads_2)
+              speedup_2_threads_paired_max)
       string(JSON ${f} GET "${doc}" figures ${scene}.${f})
     endforeach()
     if(speedup_2_threads_paired LESS speedup_2_threads_paired_min OR

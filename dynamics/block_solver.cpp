@@ -28,7 +28,7 @@ void IslandBlockSolver::fit(const Island& island) {
 }
 
 void IslandBlockSolver::idle() {
-  if (largest_island_ > 0 && ++idle_steps_ > kIdleStepsKept) release_memory();
+  if (frees_when_idle() && ++idle_steps_ > kIdleStepsKept) release_memory();
 }
 
 void IslandBlockSolver::release_memory() {

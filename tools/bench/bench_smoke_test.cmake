@@ -34,7 +34,8 @@ if(SUITE STREQUAL "scenes")
     list(APPEND required ${scene}.ms_per_step ${scene}.max_penetration
          ${scene}.ms_per_step.threads_1 ${scene}.ms_per_step.threads_2
          ${scene}.speedup_2_threads_paired ${scene}.speedup_2_threads_paired_min
-         ${scene}.speedup_2_threads_paired_max)
+         ${scene}.speedup_2_threads_paired_max ${scene}.allocations_per_step
+         ${scene}.allocations_per_step_at_end)
   endforeach()
 elseif(SUITE STREQUAL "ellipsoid")
   foreach(m fixed_point steffensen newton_bisection)

@@ -42,6 +42,9 @@ constexpr long long kQuickSteps = 30;
 // runs 10 + 20.
 constexpr long long kAllocationWarmup = 100, kAllocationWindow = 100;
 constexpr long long kQuickAllocationWarmup = 10, kQuickAllocationWindow = 20;
+// And over the run's last steps (a pile has settled there; at steps 100-200 it still falls,
+// and its islands still grow): the last 100 steps, the last 10 with --quick.
+constexpr long long kFinalAllocationWindow = 100, kQuickFinalAllocationWindow = 10;
 
 struct RunResult {
   double ms_per_step = 0;
@@ -53,6 +56,7 @@ struct RunResult {
   bool diverged = false;
   std::string divergence;
   double allocations_per_step = -1;  // over the steady-state window; −1 if the run was shorter
+  double final_allocations_per_step = -1;  // over the run's last steps; −1 if it stopped early
 };
 
 std::unique_ptr<World> build_world(const SceneDef& scene, int threads) {
@@ -83,10 +87,12 @@ RunResult run_once(const SceneDef& scene, int threads, long long steps, bool qui
   RunResult r;
   const long long warmup = quick ? kQuickAllocationWarmup : kAllocationWarmup;
   const long long window = quick ? kQuickAllocationWindow : kAllocationWindow;
-  long long allocations_at_warmup = 0;
+  const long long final_window = std::min(steps, quick ? kQuickFinalAllocationWindow : kFinalAllocationWindow);
+  long long allocations_at_warmup = 0, allocations_before_final = 0;
   auto start = std::chrono::steady_clock::now();
   for (; r.steps < steps; ++r.steps) {
     if (r.steps == warmup) allocations_at_warmup = allocation_count();
+    if (r.steps == steps - final_window) allocations_before_final = allocation_count();
     world->step();
     if (r.steps + 1 == warmup + window) {
       r.allocations_per_step =
@@ -98,6 +104,10 @@ RunResult run_once(const SceneDef& scene, int threads, long long steps, bool qui
       ++r.steps;
       break;
     }
+  }
+  if (!r.diverged && r.steps == steps && final_window > 0) {
+    r.final_allocations_per_step =
+        static_cast<double>(allocation_count() - allocations_before_final) / final_window;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double steps_done = static_cast<double>(std::max<long long>(r.steps, 1));
@@ -193,6 +203,9 @@ bool bench_scene(const std::string& name, const BenchOptions& options, BenchRepo
   const RunResult& one_thread = results[1].front();
   if (one_thread.allocations_per_step >= 0) {
     report.figures[name + ".allocations_per_step"] = one_thread.allocations_per_step;
+  }
+  if (one_thread.final_allocations_per_step >= 0) {
+    report.figures[name + ".allocations_per_step_at_end"] = one_thread.final_allocations_per_step;
   }
   report.figures[name + ".speedup_2_threads"] = report.figures[name + ".ms_per_step.threads_1"] /
                                                 report.figures[name + ".ms_per_step.threads_2"];

@@ -170,24 +170,33 @@ void World::Impl::update_sleep() {
   if (def.sleep) {
     // Rest timers: the time each awake dynamic body has been slower than sleep_speed.
     bool candidate = false;
+    bool kinematic_moving = false;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const RigidBodySim& b = bodies[i];
-      if (!b.dynamic || b.asleep) continue;
+      if (!b.dynamic) {
+        kinematic_moving = kinematic_moving || is_awake_mover(static_cast<int>(i));
+        continue;
+      }
+      if (b.asleep) continue;
       const double speed = b.v.norm() + surface_spin_speed(shapes[i], b, bounding_radii[i]);
       sleep_time[i] = speed < def.sleep_speed ? sleep_time[i] + def.dt : 0.0;
     }
-    // A body pushed by a moving kinematic body is not at rest, even when it is stuck.
-    for (const ContactConstraint& c : contacts) {
-      if (bodies[c.body_a].dynamic && !bodies[c.body_b].dynamic && is_awake_mover(c.body_b))
-        sleep_time[c.body_a] = 0;
-      if (bodies[c.body_b].dynamic && !bodies[c.body_a].dynamic && is_awake_mover(c.body_a))
-        sleep_time[c.body_b] = 0;
-    }
-    for (const JointSim& j : joints) {
-      if (j.body_b >= 0 && !bodies[j.body_b].dynamic && is_awake_mover(j.body_b))
-        sleep_time[j.body_a] = 0;
-      if (!bodies[j.body_a].dynamic && is_awake_mover(j.body_a) && j.body_b >= 0)
-        sleep_time[j.body_b] = 0;
+    // A body pushed by a moving kinematic body is not at rest, even when it is stuck. Without
+    // one, the contacts are not read: the 10,000-box pile's 42,000 (a cache miss each, serial)
+    // made this phase 0.4 ms of its step, 30 times the 1,000-box pile's.
+    if (kinematic_moving) {
+      for (const ContactConstraint& c : contacts) {
+        if (bodies[c.body_a].dynamic && !bodies[c.body_b].dynamic && is_awake_mover(c.body_b))
+          sleep_time[c.body_a] = 0;
+        if (bodies[c.body_b].dynamic && !bodies[c.body_a].dynamic && is_awake_mover(c.body_a))
+          sleep_time[c.body_b] = 0;
+      }
+      for (const JointSim& j : joints) {
+        if (j.body_b >= 0 && !bodies[j.body_b].dynamic && is_awake_mover(j.body_b))
+          sleep_time[j.body_a] = 0;
+        if (!bodies[j.body_a].dynamic && is_awake_mover(j.body_a) && j.body_b >= 0)
+          sleep_time[j.body_b] = 0;
+      }
     }
     for (std::size_t i = 0; i < bodies.size() && !candidate; ++i)
       candidate = bodies[i].dynamic && !bodies[i].asleep && sleep_time[i] >= def.sleep_delay;

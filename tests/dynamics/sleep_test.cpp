@@ -262,6 +262,27 @@ TEST_P(Sleep, MovingKinematicBodyWakesASleepingBody) {
   EXPECT_GT(world.body_state(box).position.x(), 0.15);
 }
 
+TEST_P(Sleep, BoxPushedSlowerThanTheSleepSpeedByAKinematicBodyNeverSleeps) {
+  // A kinematic pusher in contact moves the box at a third of the sleep speed for 3 s, six
+  // times the sleep delay: the box is slow enough to sleep by its own speed, but a body pushed
+  // by a moving kinematic body is not at rest. It stays awake and keeps pace with the pusher.
+  World world(world_def());
+  world.create_body(test::ground_plane());
+  const double half = 0.1;
+  BodyId box = world.create_body(test::make_body("box", Shape::box(Vec3(half, half, half)), Vec3(0, 0, half)));
+  const double speed = WorldDef().sleep_speed / 3;
+  BodyDef pusher = test::make_body("pusher", Shape::box(Vec3(half, half, half)), Vec3(-2 * half, 0, half + 0.02),
+                                   MotionType::Kinematic);
+  pusher.linear_velocity = Vec3(speed, 0, 0);
+  BodyId kin = world.create_body(pusher);
+  const double seconds = 3.0;
+  EXPECT_EQ(steps_until_asleep(world, box, seconds), -1);
+  // The pusher's face started touching the box's: the box has moved with it.
+  const double pusher_moved = world.body_state(kin).position.x() + 2 * half;
+  EXPECT_NEAR(pusher_moved, speed * seconds, 1e-9);
+  EXPECT_NEAR(world.body_state(box).position.x(), pusher_moved, 0.2 * pusher_moved);
+}
+
 TEST_P(Sleep, SleepingJointedChainStaysPutWhileAnotherIslandSwings) {
   // A 3-capsule chain (hinges) lies on the floor and falls asleep; a separate pendulum keeps
   // swinging. Exercises the solvers' skipping of sleeping joints next to awake ones.

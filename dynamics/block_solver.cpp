@@ -28,7 +28,9 @@ void IslandBlockSolver::fit(const Island& island) {
 }
 
 void IslandBlockSolver::idle() {
-  if (frees_when_idle() && ++idle_steps_ > kIdleStepsKept) release_memory();
+  if (largest_island_ == 0) return;
+  const int kept = largest_island_ > kKeptIslandSize ? kIdleStepsKept : kSmallIdleStepsKept;
+  if (++idle_steps_ > kept) release_memory();
 }
 
 void IslandBlockSolver::release_memory() {

@@ -178,14 +178,14 @@ class IslandBlockSolver {
   /// Called instead of fit() in a step without an island: a solver that held an island bigger
   /// than kKeptIslandSize frees its buffers after kIdleStepsKept such steps in a row (a pile
   /// that merged leaves its solvers idle; an island count that only wavers keeps them). One
-  /// that held only small islands keeps its buffers: its island merged into another or went
-  /// to sleep, and comes back when it splits off or wakes. Freed, it paid ~20 allocations to
-  /// come back and ~135 more at its next exact attempt: pile_boxes_1k's columns, touching and
-  /// parting, made 28 allocations a step late in the run, with no island bigger than before.
+  /// that held only small islands keeps them for kSmallIdleStepsKept steps: its island merged
+  /// into another or went to sleep, and often comes back when it splits off or wakes. Freed
+  /// after 8 steps, it paid ~20 allocations to come back and ~135 more at its next exact
+  /// attempt: pile_boxes_1k's columns, touching and parting every ~130 steps, made 28
+  /// allocations a step late in the run, with no island bigger than before.
   void idle();
-  /// True while idle() may free buffers (a big island's, not yet freed); the world calls
-  /// idle() only on these and on no other solver without an island.
-  bool frees_when_idle() const { return largest_island_ > kKeptIslandSize; }
+  /// False once the buffers are freed (or before the first island): idle() then does nothing.
+  bool holds_buffers() const { return largest_island_ > 0; }
   /// Frees every buffer; keeps the method choice's history (expected passes, back-off, verdict).
   void release_memory();
   /// The method choice's history, which the world keeps by place in the island list
@@ -388,6 +388,9 @@ class IslandBlockSolver {
   int idle_steps_ = 0;
   static constexpr int kKeptIslandSize = 256;
   static constexpr int kIdleStepsKept = 8;
+  // Small islands' solvers: a bound on the memory that merged islands' solvers keep (4 s at
+  // 240 Hz), far past the ~130 steps pile_boxes_1k's columns stay merged.
+  static constexpr int kSmallIdleStepsKept = 960;
   double h_ = 0;
   double contact_tolerance_ = 0;  // [m/s] contact residual the iterative sweeps stop below
 

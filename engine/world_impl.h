@@ -134,9 +134,9 @@ struct World::Impl {
   // from step to step (dynamics/solver_assignment.h).
   std::vector<IslandBlockSolver> island_solvers;
   SolverAssignment solver_assignment;
-  // Solvers that serve an island, or served a big one and may still free its buffers when
-  // idle: the ones assign_island_solvers visits; solver_listed[j] says whether j is among them.
-  std::vector<int> solvers_watched;
+  // Solvers that may hold buffers (served an island since they last freed them): the ones
+  // assign_island_solvers visits; solver_listed[j] says whether j is among them.
+  std::vector<int> solvers_holding_buffers;
   std::vector<char> solver_listed;
   std::vector<MethodHistory> island_history;  // by place in the island list (assign_island_solvers)
   std::vector<int> island_order;  // islands, most blocks first (load balance)

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cloth/block3.h"
+#include "cloth/block3_avx2.h"
 #include "cloth/cloth_parallel.h"
 
 namespace impetus {
@@ -43,6 +44,63 @@ struct SystemRows {
       sum += c * b.vec();
     }
     return sum;
+  }
+
+  // q_i = row i's product with x (0 on fixed rows) for i in [begin, end); returns Σ x_i·q_i over
+  // the free rows: one chunk of the PCG's main pass.
+  double product_chunk(const char* fixed, const Vec3* x, Vec3* q, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    double xq = 0;
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      if (fixed[i]) {
+        q[i].setZero();
+        continue;
+      }
+      q[i] = product(x, i);
+      xq += x[i].dot(q[i]);
+    }
+    return xq;
+  }
+
+#ifdef IMPETUS_HAVE_AVX2_KERNELS
+  // The same, bit for bit, with block3_avx2.h's kernels (chosen by cpu_has_avx2()).
+  IMPETUS_TARGET_AVX2 double product_chunk_avx2(const char* fixed, const Vec3* x, Vec3* q,
+                                                std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    namespace v = block3::avx2;
+    double xq = 0;
+    for (std::ptrdiff_t i = begin; i < end; ++i) {
+      if (fixed[i]) {
+        q[i].setZero();
+        continue;
+      }
+      __m256d even = _mm256_setzero_pd(), odd = _mm256_setzero_pd();
+      int k = offsets[i];
+      const int k_end = offsets[i + 1];
+      for (; k + 1 < k_end; k += 2) {
+        even = _mm256_add_pd(even, v::product(blocks[k].data(), x[cols[k]].data()));
+        odd = _mm256_add_pd(odd, v::product(blocks[k + 1].data(), x[cols[k + 1]].data()));
+      }
+      if (k < k_end) even = _mm256_add_pd(even, v::product(blocks[k].data(), x[cols[k]].data()));
+      __m256d sum = _mm256_add_pd(even, odd);
+      if (c != 0) {
+        __m256d b = _mm256_setzero_pd();
+        for (int j = q_offsets[i]; j < q_offsets[i + 1]; ++j)
+          b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_set1_pd(q_values[j]), v::load3(x[q_cols[j]].data())));
+        sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_set1_pd(c), b));
+      }
+      v::store3(q[i].data(), sum);
+      xq += x[i].dot(q[i]);
+    }
+    return xq;
+  }
+#endif
+
+  double product_chunk(bool avx2, const char* fixed, const Vec3* x, Vec3* q, std::ptrdiff_t begin,
+                       std::ptrdiff_t end) const {
+#ifdef IMPETUS_HAVE_AVX2_KERNELS
+    if (avx2) return product_chunk_avx2(fixed, x, q, begin, end);
+#endif
+    (void)avx2;
+    return product_chunk(fixed, x, q, begin, end);
   }
 };
 
@@ -163,24 +221,13 @@ PcgResult ImplicitSolver::iterate(Team& team, const System& sys, std::vector<Vec
   PcgResult result;
   if (!(delta0 > 0)) return result;
   const double target = std::max(sys.tolerance * sys.tolerance * delta0, sys.absolute_floor);
+  const bool avx2 = avx2_;
   int it = 0;
   while (delta > target && it < sys.max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
     for_chunks(team, n, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
       const SystemRows rows(blocks, sys.bending, cb);
-      const char* fixed = constrained.data();
-      const Vec3* cp = c_.data();
-      Vec3* qp = q_.data();
-      double cq = 0;
-      for (std::ptrdiff_t i = begin; i < end; ++i) {
-        if (fixed[i]) {
-          qp[i].setZero();
-          continue;
-        }
-        qp[i] = rows.product(cp, i);
-        cq += cp[i].dot(qp[i]);
-      }
-      partial_[ch] = cq;
+      partial_[ch] = rows.product_chunk(avx2, constrained.data(), c_.data(), q_.data(), begin, end);
     });
     const double cq = sum_chunks();
     if (!(cq > 0)) break;

@@ -11,6 +11,7 @@
 
 #include "cloth/block_ichol.h"
 #include "cloth/block_sparse.h"
+#include "collision/base/cpu_features.h"
 
 namespace impetus {
 
@@ -44,6 +45,13 @@ class ImplicitSolver {
   void apply(const BlockCsrMatrix& blocks, const ScalarCsrMatrix& bending, double c,
              const std::vector<Vec3>& x, std::vector<Vec3>& y, int threads) const;
 
+  /// Whether the PCG's system product, its costliest loop, runs the AVX2 kernel
+  /// (cloth/block3_avx2.h): by default where the CPU has AVX2 (collision/base/cpu_features.h).
+  /// Both kernels give the same bits; tests turn it off to compare them. Turning it on where the
+  /// CPU lacks AVX2 leaves it off.
+  void set_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
+  bool avx2() const { return avx2_; }
+
  private:
   struct System;
   // The whole solve on one team (every thread runs it; each keeps its own copy of the scalars,
@@ -61,6 +69,7 @@ class ImplicitSolver {
   std::vector<Vec3> r_, c_, q_, s_;
   std::vector<double> partial_;  // per-chunk partial sums of a dot product
   BlockIncompleteCholesky ichol_;
+  bool avx2_ = cpu_has_avx2();
 };
 
 }  // namespace impetus

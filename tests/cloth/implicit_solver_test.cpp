@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <numeric>
 
 #include <Eigen/Dense>
@@ -322,11 +323,12 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
   }
   const std::vector<Vec3> guess = dv;
   // A solve from the guess; on more than one thread with every loop forced parallel.
-  auto solve = [&](int min_split_rows, int threads, std::vector<Vec3>& x) {
+  auto solve = [&](int min_split_rows, int threads, std::vector<Vec3>& x, bool avx2 = true) {
     ClothParallelTuning& tuning = cloth_parallel_tuning();
     tuning.load_gate = threads == 1;
     tuning.min_items = threads == 1 ? kMinParallelItems : 1;
     ImplicitSolver solver(min_split_rows);
+    solver.set_avx2(avx2);
     x = guess;
     const PcgResult result = solver.solve(s.A, s.model.bending_remainder(), s.c, s.rhs, constrained, z, 1e-12, 0.0, 1000, threads, x);
     tuning.load_gate = true;
@@ -339,6 +341,12 @@ TEST(ImplicitSolver, MatchesADenseSolveWithConstrainedVertices) {
   std::vector<Vec3> dv3;
   EXPECT_EQ(solve(kIcholMinSplitRows, 3, dv3).iterations, res.iterations);
   for (int i = 0; i < nv; ++i) EXPECT_EQ(dv3[i], dv[i]) << i;
+  // The same bits with the system product's scalar kernel: where the CPU has AVX2, the solves
+  // above ran the AVX2 kernel (block3_avx2.h), which must sum in the scalar kernel's order.
+  std::vector<Vec3> scalar_dv;
+  EXPECT_EQ(solve(kIcholMinSplitRows, 1, scalar_dv, false).iterations, res.iterations);
+  for (int i = 0; i < nv; ++i) EXPECT_EQ(scalar_dv[i], dv[i]) << i;
+  if (!cpu_has_avx2()) std::printf("note: this CPU has no AVX2; only the scalar kernel ran\n");
   // Split for two threads (block_ichol.h), which small systems are not by default: another
   // preconditioner, the same solution, and the same bits on a team of 3.
   std::vector<Vec3> split_dv, split_dv3;

@@ -12,11 +12,11 @@
 // no FMA (the target is "avx2" alone, and -ffp-contract=off holds anyway). The fourth lane is
 // never stored. Callers choose these only where cpu_has_avx2() (collision/base/cpu_features.h);
 // the functions carry their own target attribute, so the rest of the build stays SSE2.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "collision/base/cpu_features.h"
+
+#ifdef IMPETUS_HAVE_TARGET_AVX2
 #define IMPETUS_HAVE_AVX2_KERNELS 1
 #include <immintrin.h>
-
-#define IMPETUS_TARGET_AVX2 __attribute__((target("avx2")))
 
 namespace impetus::block3::avx2 {
 

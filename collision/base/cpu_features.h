@@ -5,6 +5,13 @@
 // the scalar kernels' (same operations in the same order, no FMA), so the choice changes only
 // the time a step takes, never its result.
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/// Compiles a function for AVX2 whatever the build's target; call it only where cpu_has_avx2().
+/// Default-target inline code it calls is compiled into it for AVX2 as well.
+#define IMPETUS_TARGET_AVX2 __attribute__((target("avx2")))
+#define IMPETUS_HAVE_TARGET_AVX2 1
+#endif
+
 namespace impetus {
 
 /// Whether AVX2 kernels may run: the CPU has AVX2 and IMPETUS_NO_AVX2 is not set to a value

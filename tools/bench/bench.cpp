@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collision/base/cpu_features.h"
+
 namespace impetus::bench {
 
 double median(std::vector<double> values) {
@@ -59,6 +61,8 @@ Machine machine_info(int threads) {
   std::string build = IMPETUS_BUILD_TYPE;
   if (!build.empty()) m.build = build;
   m.commit = git_commit();
+  // Which kernels ran: the AVX2 ones give the same results but not the same times.
+  m.extra["kernels"] = cpu_has_avx2() ? "avx2" : "plain";
   return m;
 }
 

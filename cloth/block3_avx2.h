@@ -15,7 +15,6 @@
 #include "collision/base/cpu_features.h"
 
 #ifdef IMPETUS_HAVE_TARGET_AVX2
-#define IMPETUS_HAVE_AVX2_KERNELS 1
 #include <immintrin.h>
 
 namespace impetus::block3::avx2 {

@@ -61,7 +61,7 @@ struct SystemRows {
     return xq;
   }
 
-#ifdef IMPETUS_HAVE_AVX2_KERNELS
+#ifdef IMPETUS_HAVE_TARGET_AVX2
   // The same, bit for bit, with block3_avx2.h's kernels (chosen by cpu_has_avx2()).
   IMPETUS_TARGET_AVX2 double product_chunk_avx2(const char* fixed, const Vec3* x, Vec3* q,
                                                 std::ptrdiff_t begin, std::ptrdiff_t end) const {
@@ -96,7 +96,7 @@ struct SystemRows {
 
   double product_chunk(bool avx2, const char* fixed, const Vec3* x, Vec3* q, std::ptrdiff_t begin,
                        std::ptrdiff_t end) const {
-#ifdef IMPETUS_HAVE_AVX2_KERNELS
+#ifdef IMPETUS_HAVE_TARGET_AVX2
     if (avx2) return product_chunk_avx2(fixed, x, q, begin, end);
 #endif
     (void)avx2;
@@ -221,13 +221,12 @@ PcgResult ImplicitSolver::iterate(Team& team, const System& sys, std::vector<Vec
   PcgResult result;
   if (!(delta0 > 0)) return result;
   const double target = std::max(sys.tolerance * sys.tolerance * delta0, sys.absolute_floor);
-  const bool avx2 = avx2_;
   int it = 0;
   while (delta > target && it < sys.max_iterations) {
     // q = filter(A c) and cᵀq in one pass.
     for_chunks(team, n, [&](std::ptrdiff_t ch, std::ptrdiff_t begin, std::ptrdiff_t end) {
       const SystemRows rows(blocks, sys.bending, cb);
-      partial_[ch] = rows.product_chunk(avx2, constrained.data(), c_.data(), q_.data(), begin, end);
+      partial_[ch] = rows.product_chunk(avx2_, constrained.data(), c_.data(), q_.data(), begin, end);
     });
     const double cq = sum_chunks();
     if (!(cq > 0)) break;

@@ -50,7 +50,6 @@ class ImplicitSolver {
   /// Both kernels give the same bits; tests turn it off to compare them. Turning it on where the
   /// CPU lacks AVX2 leaves it off.
   void set_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
-  bool avx2() const { return avx2_; }
 
  private:
   struct System;

@@ -171,6 +171,19 @@ TEST_F(CliTest, DivergenceExitsThreeAndStillWritesSummary) {
 
 // ---- determinism --------------------------------------------------------------------------------
 
+// A run's trajectory.jsonl, every frame re-serialised without its wall-clock phase timings
+// (which every frame carries): what must be bit-identical between two runs of one scene.
+std::string frames_without_timings(const fs::path& trajectory) {
+  std::istringstream lines(read_text(trajectory));
+  std::string without_timings;
+  for (std::string line; std::getline(lines, line);) {
+    json frame = json::parse(line);
+    EXPECT_EQ(frame.erase("ms_per_step_by_phase"), 1u);
+    without_timings += frame.dump() + "\n";
+  }
+  return without_timings;
+}
+
 TEST_F(CliTest, SameResultsAcrossRunsAndThreadCounts) {
   setenv("IMPETUS_IGNORE_LOAD", "1", 1);  // the runs inherit it: parallel even on a busy machine
   write_text(path("scene.json"), pile_scene().dump());
@@ -183,15 +196,7 @@ TEST_F(CliTest, SameResultsAcrossRunsAndThreadCounts) {
                           " --threads " + std::to_string(threads));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     summaries.push_back(read_json(path(name) / "summary.json"));
-    // Every frame figure but the wall-clock phase timings must be bit-identical.
-    std::istringstream lines(read_text(path(name) / "trajectory.jsonl"));
-    std::string without_timings;
-    for (std::string line; std::getline(lines, line);) {
-      json frame = json::parse(line);
-      EXPECT_EQ(frame.erase("ms_per_step_by_phase"), 1u);
-      without_timings += frame.dump() + "\n";
-    }
-    trajectories.push_back(without_timings);
+    trajectories.push_back(frames_without_timings(path(name) / "trajectory.jsonl"));
   }
   for (std::size_t i = 1; i < summaries.size(); ++i) {
     EXPECT_EQ(summaries[i].at("state_hash"), summaries[0].at("state_hash")) << i;
@@ -211,14 +216,7 @@ TEST_F(CliTest, ClothRunGivesTheSameBitsWithAndWithoutTheAvx2Kernel) {
                           " --steps 120 --every 10 --threads 1");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     hashes.push_back(read_json(path("kernels" + off) / "summary.json").at("state_hash"));
-    std::istringstream lines(read_text(path("kernels" + off) / "trajectory.jsonl"));
-    std::string without_timings;
-    for (std::string line; std::getline(lines, line);) {
-      json frame = json::parse(line);
-      frame.erase("ms_per_step_by_phase");
-      without_timings += frame.dump() + "\n";
-    }
-    trajectories.push_back(without_timings);
+    trajectories.push_back(frames_without_timings(path("kernels" + off) / "trajectory.jsonl"));
   }
   unsetenv("IMPETUS_NO_AVX2");
   EXPECT_EQ(hashes[1], hashes[0]);

@@ -6,6 +6,7 @@
 #include <Eigen/LU>
 
 #include "collision/base/parallel.h"
+#include "collision/base/vector_growth.h"
 #include "dynamics/constraint_rows.h"
 
 namespace impetus {
@@ -107,7 +108,7 @@ void IslandBlockSolver::assemble(const std::vector<RigidBodySim>& bodies, BlockS
   const int nb = static_cast<int>(bodies_.size());
   const int n = unknown_count();
   lu.reset(n);
-  rhs.assign(n, Vec3::Zero());
+  assign_growing(rhs, n, Vec3::Zero());
   for (int l = 0; l < nb; ++l) {
     const RigidBodySim& body = bodies[bodies_[l]];
     double mass = 1.0 / body.inv_mass;
@@ -165,7 +166,7 @@ void IslandBlockSolver::body_depths() const {
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
   OrderingScratch& w = scratch_;
-  w.body_block_start.assign(nb + 1, 0);
+  assign_growing(w.body_block_start, nb + 1, 0);
   w.roots.clear();
   for (int k = 0; k < nc; ++k) {
     bool anchored = false;
@@ -181,8 +182,8 @@ void IslandBlockSolver::body_depths() const {
     }
   }
   for (int l = 0; l < nb; ++l) w.body_block_start[l + 1] += w.body_block_start[l];
-  w.body_block_list.resize(w.body_block_start[nb]);
-  w.fill.assign(w.body_block_start.begin(), w.body_block_start.end() - 1);
+  resize_growing(w.body_block_list, w.body_block_start[nb]);
+  copy_growing(w.fill, w.body_block_start.begin(), w.body_block_start.end() - 1);
   for (int k = 0; k < nc; ++k) {
     for (int s = 0; s < 2; ++s) {
       const int l = slots_[k][s];
@@ -191,7 +192,7 @@ void IslandBlockSolver::body_depths() const {
   }
   std::sort(w.roots.begin(), w.roots.end());
   // Breadth-first from the anchored bodies (then from any unvisited body).
-  w.depth.assign(nb, -1);
+  assign_growing(w.depth, nb, -1);
   w.bfs_order.clear();
   auto visit_from = [&](int root) {
     if (w.depth[root] >= 0) return;
@@ -245,11 +246,11 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
       // Leaves first: deeper constraints are eliminated before the ones nearer the root. A
       // counting sort on depth, deepest first, ties in block order (what a stable sort gives,
       // without its temporary buffer).
-      w.fill.assign(nb + 1, 0);
+      assign_growing(w.fill, nb + 1, 0);
       for (int k = 0; k < nc; ++k) ++w.fill[nb - block_depth(k)];
       int at = 0;
       for (int d = 0; d <= nb; ++d) std::swap(at, w.fill[d]), at += w.fill[d];
-      w.block_order.resize(nc);
+      resize_growing(w.block_order, nc);
       for (int k = 0; k < nc; ++k) w.block_order[w.fill[nb - block_depth(k)]++] = k;
       for (int k : w.block_order) rows.push_back(2 * nb + k);
       return;  // diagonal pivots
@@ -257,10 +258,10 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
     case BlockOrdering::A: {
       // Moore: bodies in topological (breadth-first) order, each followed by the constraint
       // rows that connect it to bodies numbered before it (or to the world).
-      w.position.resize(nb);
+      resize_growing(w.position, nb);
       for (int i = 0; i < nb; ++i) w.position[w.bfs_order[i]] = i;
-      w.block_order.resize(nc);  // the owner of each block
-      w.fill.assign(nb + 1, 0);
+      resize_growing(w.block_order, nc);  // the owner of each block
+      assign_growing(w.fill, nb + 1, 0);
       for (int k = 0; k < nc; ++k) {
         int owner = -1;
         for (int s = 0; s < 2; ++s) {
@@ -271,7 +272,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
         ++w.fill[owner + 1];
       }
       for (int l = 0; l < nb; ++l) w.fill[l + 1] += w.fill[l];
-      w.owned.resize(nc);
+      resize_growing(w.owned, nc);
       for (int k = 0; k < nc; ++k) w.owned[w.fill[w.block_order[k]]++] = k;
       // fill[l] now ends body l's range; it starts where body l − 1's ends.
       for (int l : w.bfs_order) {
@@ -289,7 +290,7 @@ void IslandBlockSolver::ordering(BlockOrdering which, std::vector<int>& rows,
       break;
     }
   }
-  pivots.assign(rows.size(), -1);  // rows pick their best-conditioned remaining block
+  assign_growing(pivots, rows.size(), -1);  // rows pick their best-conditioned remaining block
 }
 
 bool IslandBlockSolver::update_modes(const std::vector<RigidBodySim>& bodies) {
@@ -431,14 +432,14 @@ double IslandBlockSolver::start_kinetic_energy() const {
 
 void IslandBlockSolver::save_start_velocities(const std::vector<RigidBodySim>& bodies,
                                               bool energy_reference) {
-  u0_.resize(2 * bodies_.size());
+  resize_growing(u0_, 2 * bodies_.size());
   for (size_t l = 0; l < bodies_.size(); ++l) {
     u0_[2 * l] = bodies[bodies_[l]].v;
     u0_[2 * l + 1] = bodies[bodies_[l]].w;
   }
   if (!energy_reference) return;
-  start_inv_mass_.resize(bodies_.size());
-  start_inertia_.resize(bodies_.size());
+  resize_growing(start_inv_mass_, bodies_.size());
+  resize_growing(start_inertia_, bodies_.size());
   for (size_t l = 0; l < bodies_.size(); ++l) {
     const RigidBodySim& b = bodies[bodies_[l]];
     start_inv_mass_[l] = b.inv_mass;
@@ -469,8 +470,8 @@ bool IslandBlockSolver::propagate_impacts(std::vector<RigidBodySim>& bodies,
   // which a single simultaneous solve cannot (it splits the momentum among touching balls).
   std::vector<ContactMode>& modes = impact_modes_;
   std::vector<Vec3>& total = impact_total_;
-  modes.assign(blocks_.size(), ContactMode{});
-  total.assign(blocks_.size(), Vec3::Zero());
+  assign_growing(modes, blocks_.size(), ContactMode{});
+  assign_growing(total, blocks_.size(), Vec3::Zero());
   const int max_impacts = 4 * static_cast<int>(blocks_.size());
   bool any = false;
   for (int impact = 0; impact < max_impacts; ++impact) {
@@ -529,8 +530,8 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
                                                     const std::vector<int>* body_position) {
   IslandSolveInfo info;
   h_ = h;
-  bodies_ = island.bodies;
-  contacts_ = island.contacts;
+  copy_growing(bodies_, island.bodies);
+  copy_growing(contacts_, island.contacts);
   impact_impulses_.clear();
   threads_ = settings.threads;
   joint_block_scratch_.clear();
@@ -556,13 +557,13 @@ IslandSolveInfo IslandBlockSolver::solve_velocities(const Island& island,
   // Every block's data below depends on that block alone: big islands fill them in parallel.
   // blocks_ is not cleared first: every block is assigned whole below, and value-initialising
   // them (504 bytes each) was a serial 1% of pile_spheres_1k's step at 2 threads.
-  blocks_.resize(n);
+  resize_growing(blocks_, n);
   std::copy(joint_block_scratch_.begin(), joint_block_scratch_.end(), blocks_.begin());
-  levers_.resize(n);
-  slots_.resize(n);
-  regularisation_.resize(n);
-  warm_lambda_.resize(n);
-  diagonal_.resize(n);
+  resize_growing(levers_, n);
+  resize_growing(slots_, n);
+  resize_growing(regularisation_, n);
+  resize_growing(warm_lambda_, n);
+  resize_growing(diagonal_, n);
   diagonal_current_ = true;  // until the velocity solve returns (prepare_iterative reuses it)
   parallel_for_static(n, threads_, [&](std::ptrdiff_t index) {
     const int k = static_cast<int>(index);
@@ -785,7 +786,7 @@ void IslandBlockSolver::note_structure(const BlockSolverSettings& settings) {
   if (!repeats) {
     previous_body_count_ = nb;
     previous_joint_blocks_ = first_contact_block_;
-    previous_slots_.assign(slots_.begin(), slots_.end());
+    copy_growing(previous_slots_, slots_.begin(), slots_.end());
     known_ordering_ = settings.ordering;
     known_estimate_ = -1;
     exact_order_known_ = false;
@@ -811,7 +812,7 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
   const int nb = static_cast<int>(bodies_.size());
   const int nc = static_cast<int>(blocks_.size());
   OrderingScratch& w = scratch_;
-  w.fill.assign(nb, 0);
+  assign_growing(w.fill, nb, 0);
   for (int k = 0; k < nc; ++k) {
     for (int s = 0; s < 2; ++s) {
       const int l = slots_[k][s];
@@ -826,7 +827,7 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
   if (cap > 0 && ops > cap) return ops;
   ordering(BlockOrdering::B, w.rows, w.pivots);  // also fills the body → blocks lists
   // Position of each constraint in the elimination order.
-  w.position.resize(nc);
+  resize_growing(w.position, nc);
   for (int i = 0; i < nc; ++i) w.position[w.rows[2 * nb + i] - 2 * nb] = i;
   // Later neighbours (by elimination position) in the Schur complement graph: a pivot only
   // ever needs the neighbours still there when it is eliminated, so earlier ones are never
@@ -844,7 +845,7 @@ long long IslandBlockSolver::estimate_exact_ops(long long cap) const {
       }
     }
   }
-  w.mark.assign(nc, -1);
+  assign_growing(w.mark, nc, -1);
   for (int p = 0; p < nc; ++p) {
     const long long m = w.adjacent.filter(p, [&](int q) {
       if (w.mark[q] == p) return false;

@@ -22,6 +22,7 @@
 // the substitution (ragdolls_20: 36 block rows and 174 block products a sweep, against 14 rows
 // and 56 products for S, plus J u and M⁻¹Jᵀ Δλ from the sweep's own scratch).
 #include "dynamics/block_solver.h"
+#include "collision/base/vector_growth.h"
 
 namespace impetus {
 
@@ -41,8 +42,8 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
   // update is already exact.
   const int nj = first_contact_block_;
   if (nj < 2) return;
-  joint_sweep_.resize(nj);
-  joint_left_to_super_block_.resize(nj);
+  resize_growing(joint_sweep_, nj);
+  resize_growing(joint_left_to_super_block_, nj);
   for (int k = 0; k < nj; ++k) {
     const ConstraintBlock& b = blocks_[k];
     const IterBlock& it = iter_[k];
@@ -79,7 +80,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
       const int k = row - 2 * nb;
       if (k >= 0 && k < nj) joint_rows_[kept++] = k;
     }
-    joint_rows_.resize(kept);
+    resize_growing(joint_rows_, kept);
     joint_pivots_.clear();  // diagonal pivots: S is symmetric positive definite
     joint_order_known_ = true;  // until the island's structure changes (note_structure)
   }
@@ -172,7 +173,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
     c.slot_transposed = c.kb != c.ka ? joint_lu_.pattern_slot(c.ka, c.kb) : -1;
     if (c.slot_transposed >= 0) c.first_transposed = first_write(c.slot_transposed);
   }
-  s_diagonal_slot_.resize(nj);
+  resize_growing(s_diagonal_slot_, nj);
   for (int k = 0; k < nj; ++k) {
     s_diagonal_slot_[k] = joint_lu_.pattern_slot(k, k);
     if (first_write(s_diagonal_slot_[k])) return;  // no coupling on the diagonal: not expected, assemble afresh
@@ -184,7 +185,7 @@ void IslandBlockSolver::solve_joint_subsystem(const std::vector<Vec3>& target,
                                               std::vector<Vec3>& lambda, std::vector<Vec3>& u_vector,
                                               bool position_level) {
   const int nj = first_contact_block_;
-  joint_rhs_.resize(nj);  // every entry is written below
+  resize_growing(joint_rhs_, nj);  // every entry is written below
   // Raw pointers: through the vectors, the stores to u and the right-hand side made the
   // compiler reload the data pointers.
   const JointSweep* const sweep = joint_sweep_.data();

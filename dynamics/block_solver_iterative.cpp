@@ -21,6 +21,7 @@
 #include <omp.h>
 
 #include "collision/base/parallel.h"
+#include "collision/base/vector_growth.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/constraint_rows.h"
 
@@ -122,14 +123,14 @@ void IslandBlockSolver::prepare_iterative(const std::vector<RigidBodySim>& bodie
     group_start_.clear();
     sweep_slot_.clear();
   }
-  local_inverse_.resize(nb);
+  resize_growing(local_inverse_, nb);
   parallel_for(nb, threads_, [&](std::ptrdiff_t l) {
     local_inverse_[sweep_slot(static_cast<int>(l))].mass = bodies[bodies_[l]].inv_mass;
     local_inverse_[sweep_slot(static_cast<int>(l))].inertia = bodies[bodies_[l]].inv_inertia_world;
   }, 0, kMinParallelCheap);
   // Joint blocks come first (their generic rows), the contact blocks after them (compact rows).
-  iter_.resize(first_contact_block_);
-  contact_sweep_.resize(blocks_.size() - first_contact_block_);
+  resize_growing(iter_, first_contact_block_);
+  resize_growing(contact_sweep_, blocks_.size() - first_contact_block_);
   parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     const ConstraintBlock& b = blocks_[k];
     const Mat3 d = diagonal_current_ ? diagonal_[k] : island_diagonal(static_cast<int>(k), bodies);
@@ -227,12 +228,12 @@ void IslandBlockSolver::find_static_blocks() {
   }
   // Dissected: part by part (a static block's group is its body's part), block order within.
   constexpr int kParts = 1 << kDissectionLevels;
-  static_part_start_.resize(kParts + 1);
-  static_blocks_.resize(n);  // at most every block; cut to the count below
+  resize_growing(static_part_start_, kParts + 1);
+  resize_growing(static_blocks_, n);  // at most every block; cut to the count below
   counting_sort(n, kParts, static_part_start_.data(),
                 [&](int k) { return is_static(k) ? dissection_.group[k] : -1; },
                 [&](int k, int position) { static_blocks_[position] = k; });
-  static_blocks_.resize(static_part_start_[kParts]);
+  resize_growing(static_blocks_, static_part_start_[kParts]);
 }
 
 void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
@@ -289,9 +290,9 @@ void IslandBlockSolver::bisect_island(const std::vector<RigidBodySim>& bodies) {
   // loads from lines far apart.
   const int nb = static_cast<int>(bodies_.size());
   Dissection& d = dissection_;
-  d.order.resize(nb);
-  d.part.resize(nb);
-  d.centre.resize(nb);
+  resize_growing(d.order, nb);
+  resize_growing(d.part, nb);
+  resize_growing(d.centre, nb);
   for (int l = 0; l < nb; ++l) {
     d.order[l] = l;
     d.centre[l] = bodies[bodies_[l]].x;
@@ -328,14 +329,14 @@ void IslandBlockSolver::order_contacts_by_group(const std::vector<int>& island_c
   parts_known_ = true;
   const int nc = static_cast<int>(island_contacts.size());
   std::vector<int>& group = dissection_.group;  // scratch here: dissect_blocks refills it
-  group.resize(nc);
+  resize_growing(group, nc);
   // Each contact's group in parallel (a read of each contact), then a serial counting sort.
   parallel_for_static(nc, threads_, [&](std::ptrdiff_t i) {
     const ContactConstraint& c = contacts[island_contacts[i]];
     group[i] = dissection_group(local_index(c.body_a, body_position), local_index(c.body_b, body_position));
   });
   std::array<int, kGroups + 1> start;
-  contacts_.resize(nc);
+  resize_growing(contacts_, nc);
   counting_sort(nc, kGroups, start.data(), [&](int i) { return group[i]; },
                 [&](int i, int position) { contacts_[position] = island_contacts[i]; });
 }
@@ -348,16 +349,16 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
   if (!parts_known_) bisect_island(bodies);
   parts_known_ = false;
   // Groups of level L: kParts >> L of them, numbered after those of the levels below.
-  d.group.resize(n);
+  resize_growing(d.group, n);
   for (int k = 0; k < n; ++k) d.group[k] = dissection_group(slots_[k][0], slots_[k][1]);
   constexpr int kGroups = 2 * kParts - 1;
-  group_start_.resize(kGroups + 1);
-  group_blocks_.resize(n);
+  resize_growing(group_start_, kGroups + 1);
+  resize_growing(group_blocks_, n);
   counting_sort(n, kGroups, group_start_.data(), [&](int k) { return d.group[k]; },
                 [&](int k, int position) { group_blocks_[position] = k; });
   // Bodies stored part by part, in island order within a part (sweep_slot_).
   std::array<int, kParts + 1> part_start;
-  sweep_slot_.resize(nb);
+  resize_growing(sweep_slot_, nb);
   counting_sort(nb, kParts, part_start.data(), [&](int l) { return d.part[l]; },
                 [&](int l, int position) { sweep_slot_[l] = position; });
 }
@@ -611,18 +612,18 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   prepare_iterative(bodies, settings);
   const int nb = static_cast<int>(bodies_.size());
   const int n = static_cast<int>(blocks_.size());
-  u_.resize(2 * nb);
+  resize_growing(u_, 2 * nb);
   for (int l = 0; l < nb; ++l) {
     u_[2 * sweep_slot(l)] = bodies[bodies_[l]].v;
     u_[2 * sweep_slot(l) + 1] = bodies[bodies_[l]].w;
   }
-  lambda_.resize(n);
-  target_.resize(n);
+  resize_growing(lambda_, n);
+  resize_growing(target_, n);
   // One parallel region for the warm start and every sweep: a region per sweep cost about
   // 1 µs more than the barriers that separate them, and big islands sweep 15 to 60 times a
   // step (the work-sharing loops end in the same barriers).
   const int t = sweep_threads(settings.threads);
-  residual_part_.assign(t, 0.0);
+  assign_growing(residual_part_, t, 0.0);
   run_team(t, [&](auto& team) {
     // Warm start in sweep order (big islands: groups in parallel, each block touching its own
     // bodies only).
@@ -675,8 +676,8 @@ void IslandBlockSolver::stabilize_iterative(std::vector<RigidBodySim>& bodies,
     if (!position_targets(bodies, contacts, joints, settings, target_)) return;
     if (!iter_prepared_) prepare_iterative(bodies, settings);
     const int nb = static_cast<int>(bodies_.size());
-    displacement_.assign(2 * nb, Vec3::Zero());
-    lambda_.assign(blocks_.size(), Vec3::Zero());
+    assign_growing(displacement_, 2 * nb, Vec3::Zero());
+    assign_growing(lambda_, blocks_.size(), Vec3::Zero());
     run_team(sweep_threads(settings.threads), [&](auto& team) {
       for (int iter = 0; iter < settings.position_iterations; ++iter)
         sweep(team, target_, lambda_, displacement_, true);

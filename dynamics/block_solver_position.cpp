@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "collision/base/parallel.h"
+#include "collision/base/vector_growth.h"
 #include "dynamics/block_solver.h"
 #include "dynamics/constraint_rows.h"
 #include "dynamics/contact_prefetch.h"
@@ -42,7 +43,7 @@ void IslandBlockSolver::prefetch_position_error(std::size_t k, const std::vector
 double IslandBlockSolver::position_error(const std::vector<RigidBodySim>& bodies,
                                          const std::vector<ContactConstraint>& contacts,
                                          const std::vector<JointSim>& joints) {
-  block_error_.resize(blocks_.size());
+  resize_growing(block_error_, blocks_.size());
   double worst = 0;
   for (std::size_t k = 0; k < blocks_.size(); ++k) {
     prefetch_position_error(k, bodies, contacts);
@@ -69,7 +70,7 @@ bool IslandBlockSolver::position_targets(const std::vector<RigidBodySim>& bodies
                                          const BlockSolverSettings& settings,
                                          std::vector<Vec3>& target) const {
   // Position errors per row, same directions as the velocity rows; target ΔC = −β C.
-  target.resize(blocks_.size());
+  resize_growing(target, blocks_.size());
   std::atomic<bool> any{false};
   parallel_for_static(static_cast<std::ptrdiff_t>(blocks_.size()), threads_, [&](std::ptrdiff_t k) {
     if (!block_error_current_) prefetch_position_error(static_cast<std::size_t>(k), bodies, contacts);
@@ -113,7 +114,7 @@ bool IslandBlockSolver::stabilize_exact(std::vector<RigidBodySim>& bodies,
   const int nb = static_cast<int>(bodies_.size());
   std::vector<Vec3>& rhs = stabilize_rhs_;
   std::vector<Vec3>& x = stabilize_x_;
-  rhs.assign(unknown_count(), Vec3::Zero());
+  assign_growing(rhs, unknown_count(), Vec3::Zero());
   Mat3 jv[2], jw[2], self;
   Vec3 unused_rhs;
   for (size_t k = 0; k < blocks_.size(); ++k) {
@@ -128,7 +129,7 @@ bool IslandBlockSolver::stabilize_exact(std::vector<RigidBodySim>& bodies,
     rhs[2 * nb + k] = t;
   }
   lu_.solve(rhs, x);
-  displacement_.assign(x.begin(), x.begin() + 2 * nb);
+  copy_growing(displacement_, x.begin(), x.begin() + 2 * nb);
   apply_displacements(bodies, settings, false);
   return true;
 }
@@ -139,7 +140,7 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
                                             const BlockSolverSettings& settings) {
   if (blocks_.empty()) return;
   threads_ = settings.threads;
-  corrected_.assign(bodies_.size(), 0.0);
+  assign_growing(corrected_, bodies_.size(), 0.0);
   block_error_current_ = false;  // the bodies moved since the last measurement
   if (!exact_) {
     stabilize_iterative(bodies, contacts, joints, settings);
@@ -150,8 +151,8 @@ void IslandBlockSolver::stabilize_positions(std::vector<RigidBodySim>& bodies,
   std::vector<Vec3>& saved = saved_x_;
   std::vector<Quat>& saved_q = saved_q_;
   std::vector<double>& saved_corrected = saved_corrected_;
-  saved.resize(2 * bodies_.size());
-  saved_q.resize(bodies_.size());
+  resize_growing(saved, 2 * bodies_.size());
+  resize_growing(saved_q, bodies_.size());
   // A pass's error before is the previous pass's error after: the poses have not changed.
   double before = position_error(bodies, contacts, joints);
   for (int pass = 0; pass < settings.stabilization_passes; ++pass) {

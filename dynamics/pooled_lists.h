@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "collision/base/vector_growth.h"
+
 namespace impetus {
 
 class PooledLists {
@@ -17,8 +19,8 @@ class PooledLists {
   /// `lists` empty lists; the pool is emptied (its capacity kept).
   void reset(int lists) {
     pool_.clear();
-    head_.assign(lists, -1);
-    tail_.assign(lists, -1);
+    assign_growing(head_, lists, -1);
+    assign_growing(tail_, lists, -1);
   }
 
   void push(int list, int value) {

@@ -1,6 +1,7 @@
 #include "dynamics/island.h"
 
 #include <numeric>
+#include <utility>
 
 namespace impetus {
 
@@ -48,7 +49,18 @@ void build_islands(const std::vector<char>& dynamic,
     if (island_of[root] < 0) island_of[root] = count++;
     island_of[i] = island_of[root];
   }
-  islands.resize(count);
+  while (static_cast<int>(islands.size()) > count) {
+    scratch.spare.push_back(std::move(islands.back()));
+    islands.pop_back();
+  }
+  while (static_cast<int>(islands.size()) < count) {
+    if (scratch.spare.empty()) {
+      islands.emplace_back();
+    } else {
+      islands.push_back(std::move(scratch.spare.back()));
+      scratch.spare.pop_back();
+    }
+  }
   for (Island& island : islands) {
     island.bodies.clear();
     island.contacts.clear();

@@ -19,6 +19,10 @@ struct Island {
 /// island without a search (IslandBlockSolver::solve_velocities).
 struct IslandScratch {
   std::vector<int> parent, island_of, position;
+  // Islands past a build's count, kept with their lists' capacity for later builds: shrinking
+  // the list destroyed them, and the next build that had more islands allocated their lists
+  // anew (a settling pile's island count moves every step).
+  std::vector<Island> spare;
 };
 
 /// `dynamic[i]` tells which bodies are unknowns; `contact_bodies` / `joint_bodies` give each

@@ -228,12 +228,12 @@ void IslandBlockSolver::find_static_blocks() {
   }
   // Dissected: part by part (a static block's group is its body's part), block order within.
   constexpr int kParts = 1 << kDissectionLevels;
-  resize_growing(static_part_start_, kParts + 1);
+  static_part_start_.resize(kParts + 1);
   resize_growing(static_blocks_, n);  // at most every block; cut to the count below
   counting_sort(n, kParts, static_part_start_.data(),
                 [&](int k) { return is_static(k) ? dissection_.group[k] : -1; },
                 [&](int k, int position) { static_blocks_[position] = k; });
-  resize_growing(static_blocks_, static_part_start_[kParts]);
+  static_blocks_.resize(static_part_start_[kParts]);
 }
 
 void IslandBlockSolver::hold_off_static(int k, const std::vector<RigidBodySim>& bodies,
@@ -352,7 +352,7 @@ void IslandBlockSolver::dissect_blocks(const std::vector<RigidBodySim>& bodies) 
   resize_growing(d.group, n);
   for (int k = 0; k < n; ++k) d.group[k] = dissection_group(slots_[k][0], slots_[k][1]);
   constexpr int kGroups = 2 * kParts - 1;
-  resize_growing(group_start_, kGroups + 1);
+  group_start_.resize(kGroups + 1);
   resize_growing(group_blocks_, n);
   counting_sort(n, kGroups, group_start_.data(), [&](int k) { return d.group[k]; },
                 [&](int k, int position) { group_blocks_[position] = k; });
@@ -623,7 +623,7 @@ void IslandBlockSolver::solve_iterative(std::vector<RigidBodySim>& bodies,
   // 1 µs more than the barriers that separate them, and big islands sweep 15 to 60 times a
   // step (the work-sharing loops end in the same barriers).
   const int t = sweep_threads(settings.threads);
-  assign_growing(residual_part_, t, 0.0);
+  residual_part_.assign(t, 0.0);
   run_team(t, [&](auto& team) {
     // Warm start in sweep order (big islands: groups in parallel, each block touching its own
     // bodies only).

@@ -227,7 +227,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
     start = Clock::now();
     const StrainLimitStats ls = s.strain.limit(s.x, s.u, s.inv_mass, s.params.strain_limit,
                                                s.params.strain_limit_tolerance,
-                                               s.params.strain_limit_sweeps);
+                                               s.params.strain_limit_sweeps, true, threads);
     // The end velocity is the limited displacement over the step (Provot 1995).
     if (ls.sweeps > 0) {
       const double inv_h = 1.0 / h;
@@ -263,7 +263,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
     s.u_before_limit = s.u;
     const StrainLimitStats ls = s.strain.limit(s.x, s.u, s.inv_mass, s.params.strain_limit,
                                                s.params.strain_limit_tolerance,
-                                               s.params.strain_limit_sweeps, false);
+                                               s.params.strain_limit_sweeps, false, threads);
     // Only the limit's own change becomes velocity: the contacts' push-out must not (no bounce).
     bool moved = false;
     if (ls.sweeps > 0) {
@@ -318,7 +318,7 @@ void ClothSim::step(double h, const Vec3& gravity, std::span<const RigidCollider
   }
 
   cloth_serial_for(nv, [&](std::ptrdiff_t i) { s.x[i] += s.u[i]; });
-  s.strain.max_strain_and_compression(s.x, s.stats.max_strain, s.stats.max_compression);
+  s.strain.max_strain_and_compression(s.x, s.stats.max_strain, s.stats.max_compression, threads);
   s.max_strain_seen = std::max(s.max_strain_seen, s.stats.max_strain);
 
   if (s.params.count_self_intersections) {

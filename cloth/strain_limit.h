@@ -23,9 +23,10 @@
 //
 // Each sweep projects the tethers, then the edges in Gauss–Seidel order, alternating forward
 // and backward; sweeps stop when no edge is beyond its bound by more than `tolerance`·L0 or
-// after `max_sweeps`. Serial and in a fixed
-// order, so the result is the same bits for any thread count; nothing is allocated per step.
+// after `max_sweeps`. The projections are serial and in a fixed order, so the result is the
+// same bits for any thread count; nothing is allocated per step.
 #include <array>
+#include <cstdint>
 #include <vector>
 
 #include "collision/base/math.h"
@@ -46,10 +47,11 @@ class StrainLimiter {
 
   /// Projects the end positions x0 + u onto the strain bounds ±`limit` (by changing u only),
   /// with the tethers when `tethers` (they pull straight towards the anchors, through whatever
-  /// lies between, so only before the contacts are resolved).
+  /// lies between, so only before the contacts are resolved). `threads` only share the first
+  /// sweep's tests: the result is the same bits for any count.
   StrainLimitStats limit(const std::vector<Vec3>& x0, std::vector<Vec3>& u,
                          const std::vector<double>& inv_mass, double limit, double tolerance,
-                         int max_sweeps, bool tethers = true) const;
+                         int max_sweeps, bool tethers = true, int threads = 1) const;
 
   /// Directions (unit, from the anchor to the vertex) of the tethers of free vertex i that the
   /// end position x0 + u stretches beyond (1 + limit) times their rest length; at most `max`
@@ -62,8 +64,9 @@ class StrainLimiter {
   double max_strain(const std::vector<Vec3>& x) const;
   /// Largest compression 1 − L/L0 over the edges (0 when none is shorter than at rest).
   double max_compression(const std::vector<Vec3>& x) const;
-  /// Both of the above in one pass over the edges (the same values).
-  void max_strain_and_compression(const std::vector<Vec3>& x, double& strain, double& compression) const;
+  /// Both of the above in one pass over the edges (the same values, for any `threads`).
+  void max_strain_and_compression(const std::vector<Vec3>& x, double& strain, double& compression,
+                                  int threads = 1) const;
   double mean_strain(const std::vector<Vec3>& x) const;
 
  private:
@@ -71,8 +74,11 @@ class StrainLimiter {
   std::vector<double> rest_length_;
   std::vector<int> anchors_;
   std::vector<double> tether_length_;  // [anchor · vertex count + vertex]: rest distance
-  // Scratch of limit() (change tracking, see there), kept to allocate nothing per step.
-  mutable std::vector<long long> moved_, ok_, tether_ok_;
+  std::vector<int> vertex_edge_start_, vertex_edges_;  // each vertex's edges (CSR)
+  // Scratch of limit() (change tracking, see there), kept to allocate nothing per step: bit e
+  // of dirty_edges_ and bit i of an anchor's words in dirty_tethers_ mark constraints to test.
+  mutable std::vector<std::uint64_t> dirty_edges_, dirty_tethers_;
+  mutable std::vector<std::array<double, 2>> chunk_extremes_;  // max_strain_and_compression
 };
 
 }  // namespace impetus

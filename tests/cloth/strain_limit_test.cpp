@@ -5,14 +5,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <set>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "cloth/cloth_mesh.h"
+#include "cloth/cloth_parallel.h"
 #include "cloth/cloth_sim.h"
 #include "cloth/strain_limit.h"
+#include "cloth/cloth_topology.h"
 #include "cloth_test_util.h"
 
 namespace impetus {
@@ -149,6 +153,125 @@ TEST(StrainLimit, ProjectionBringsEveryEdgeIntoItsBoundsAndKeepsPinsFixed) {
     const double len = ((x0[i + 1] + u[i + 1]) - (x0[i] + u[i])).norm();
     EXPECT_LE(std::abs(len - 1.0), 0.03 + 1e-5) << "edge " << i;
   }
+}
+
+
+// The limiter's sweeps written plainly, as strain_limit.h describes them: every tether, then every
+// edge, tested in every sweep (no change tracking).
+StrainLimitStats plain_limit(const std::vector<std::array<int, 2>>& edges, const std::vector<Vec3>& rest,
+                             const std::vector<int>& anchors, const std::vector<Vec3>& x0,
+                             std::vector<Vec3>& u, const std::vector<double>& inv_mass, double limit,
+                             double tolerance, int max_sweeps, bool tethers) {
+  StrainLimitStats stats;
+  const double lo = std::max(0.0, 1.0 - limit), hi = 1.0 + limit;
+  const int ne = static_cast<int>(edges.size()), nv = static_cast<int>(x0.size());
+  for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+    if (tethers) {
+      for (int a : anchors) {
+        const Vec3 pa = x0[a] + u[a];
+        for (int i = 0; i < nv; ++i) {
+          if (!(inv_mass[i] > 0)) continue;
+          const double bound = hi * (rest[i] - rest[a]).norm();
+          const Vec3 d = (x0[i] + u[i]) - pa;
+          const double len2 = d.squaredNorm();
+          if (!(len2 > bound * bound)) continue;
+          const double len = std::sqrt(len2);
+          u[i] -= ((len - bound) / len) * d;
+        }
+      }
+    }
+    double worst = 0;
+    int limited = 0;
+    for (int k = 0; k < ne; ++k) {
+      const int e = sweep % 2 == 0 ? k : ne - 1 - k;
+      const int i = edges[e][0], j = edges[e][1];
+      const double l0 = (rest[i] - rest[j]).norm();
+      const Vec3 d = (x0[j] + u[j]) - (x0[i] + u[i]);
+      const double len2 = d.squaredNorm();
+      if (len2 <= hi * hi * (l0 * l0) && len2 >= lo * lo * (l0 * l0)) continue;
+      const double len = std::sqrt(len2);
+      const double target = std::clamp(len, lo * l0, hi * l0);
+      const double w = inv_mass[i] + inv_mass[j];
+      if (!(w > 0) || !(len > 0)) continue;
+      const Vec3 corr = ((len - target) / (len * w)) * d;
+      u[i] += inv_mass[i] * corr;
+      u[j] -= inv_mass[j] * corr;
+      // (A length just past its bound can round to the bound itself: moved by 0, not counted.)
+      const double excess = std::abs(len - target) / l0;
+      if (excess > 0) ++limited;
+      worst = std::max(worst, excess);
+    }
+    if (sweep == 0) stats = StrainLimitStats{0, limited, limited == 0 ? 0.0 : limit + worst};
+    if (limited > 0) stats.sweeps = sweep + 1;
+    if (limited == 0 || worst <= tolerance) return stats;
+  }
+  return stats;
+}
+
+bool same_bits(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
+}
+
+TEST(StrainLimit, SkippingUnchangedConstraintsGivesTheBitsOfTestingEveryOneForAnyThreadCount) {
+  // A 30 × 30 sheet (1,860 edges, 961 vertices: several chunks of the parallel first tests)
+  // pinned at two corners, its end positions shaken at random (a third of the edges beyond
+  // ±10%) and pulled away from the pins (tethers beyond their bounds), with unequal masses.
+  const int n = 30;
+  const ClothMesh mesh = make_grid_cloth({1.0, 1.0}, {n, n}, Vec3::Zero(), Quat::Identity());
+  const std::vector<std::array<int, 2>> edges =
+      ClothTopology::build(static_cast<int>(mesh.vertices.size()), mesh.triangles).edges;
+  const int nv = static_cast<int>(mesh.vertices.size());
+  const std::vector<int> anchors = {0, n};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> shake(-0.012, 0.012), mass(0.5, 2.0);
+  std::vector<Vec3> u0(nv);
+  std::vector<double> inv_mass(nv);
+  for (int i = 0; i < nv; ++i) {
+    u0[i] = Vec3(shake(rng), shake(rng), shake(rng)) + Vec3(0, 0.08 * mesh.vertices[i].y(), -0.05);
+    inv_mass[i] = mass(rng);
+  }
+  for (int a : anchors) {
+    inv_mass[a] = 0;
+    u0[a] = Vec3::Zero();
+  }
+  StrainLimiter limiter;
+  limiter.build(edges, mesh.vertices, anchors);
+  ClothParallelTuning& tuning = cloth_parallel_tuning();
+  for (const bool tethers : {true, false}) {
+    for (const int sweeps : {1, 2, 7, 40}) {
+      std::vector<Vec3> reference = u0;
+      const StrainLimitStats want = plain_limit(edges, mesh.vertices, anchors, mesh.vertices, reference,
+                                                inv_mass, 0.05, 1e-4, sweeps, tethers);
+      ASSERT_GT(want.edges_limited, static_cast<int>(edges.size()) / 5);
+      for (const int threads : {1, 2, 3}) {
+        // Every loop of more than one chunk parallel, whatever the machine's load.
+        tuning.load_gate = false;
+        tuning.min_items = 1;
+        std::vector<Vec3> u = u0;
+        const StrainLimitStats got = limiter.limit(mesh.vertices, u, inv_mass, 0.05, 1e-4, sweeps, tethers, threads);
+        tuning.load_gate = true;
+        tuning.min_items = kMinParallelItems;
+        SCOPED_TRACE(testing::Message() << "tethers " << tethers << ", sweeps " << sweeps << ", threads " << threads);
+        EXPECT_TRUE(same_bits(u, reference));
+        EXPECT_EQ(got.sweeps, want.sweeps);
+        EXPECT_EQ(got.edges_limited, want.edges_limited);
+        EXPECT_EQ(got.worst_before, want.worst_before);
+      }
+    }
+  }
+  // The end-of-step figures: the same at any thread count as the one-thread routines'.
+  std::vector<Vec3> x(nv);
+  for (int i = 0; i < nv; ++i) x[i] = mesh.vertices[i] + u0[i];
+  tuning.load_gate = false;
+  tuning.min_items = 1;
+  double strain = -1, compression = -1;
+  limiter.max_strain_and_compression(x, strain, compression, 3);
+  tuning.load_gate = true;
+  tuning.min_items = kMinParallelItems;
+  EXPECT_GT(strain, 0.1);
+  EXPECT_GT(compression, 0.1);
+  EXPECT_EQ(strain, limiter.max_strain(x));
+  EXPECT_EQ(compression, limiter.max_compression(x));
 }
 
 }  // namespace

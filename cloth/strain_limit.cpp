@@ -1,8 +1,6 @@
 #include "cloth/strain_limit.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -19,17 +17,19 @@ void StrainLimiter::build(const std::vector<std::array<int, 2>>& edges, const st
   edges_ = edges;
   rest_length_.resize(edges.size());
   for (size_t e = 0; e < edges.size(); ++e) rest_length_[e] = (rest[edges[e][0]] - rest[edges[e][1]]).norm();
-  // Each vertex's edges, for the change tracking of limit().
-  vertex_edge_start_.assign(rest.size() + 1, 0);
-  for (const auto& e : edges) {
-    ++vertex_edge_start_[e[0] + 1];
-    ++vertex_edge_start_[e[1] + 1];
-  }
-  for (size_t i = 0; i < rest.size(); ++i) vertex_edge_start_[i + 1] += vertex_edge_start_[i];
-  vertex_edges_.assign(vertex_edge_start_.back(), 0);
-  std::vector<int> fill(vertex_edge_start_.begin(), vertex_edge_start_.end() - 1);
+  // The 64-edge words holding each vertex's edges (distinct), for the change tracking of limit().
+  std::vector<std::vector<int>> words(rest.size());
   for (size_t e = 0; e < edges.size(); ++e)
-    for (int end : edges[e]) vertex_edges_[fill[end]++] = static_cast<int>(e);
+    for (int end : edges[e])
+      if (words[end].empty() || words[end].back() != static_cast<int>(e / 64)) words[end].push_back(static_cast<int>(e / 64));
+  vertex_word_start_.assign(rest.size() + 1, 0);
+  vertex_words_.clear();
+  for (size_t i = 0; i < rest.size(); ++i) {
+    std::sort(words[i].begin(), words[i].end());
+    words[i].erase(std::unique(words[i].begin(), words[i].end()), words[i].end());
+    vertex_words_.insert(vertex_words_.end(), words[i].begin(), words[i].end());
+    vertex_word_start_[i + 1] = static_cast<int>(vertex_words_.size());
+  }
   anchors_ = anchors;
   std::sort(anchors_.begin(), anchors_.end());
   anchors_.erase(std::unique(anchors_.begin(), anchors_.end()), anchors_.end());
@@ -83,14 +83,6 @@ void StrainLimiter::build(const std::vector<std::array<int, 2>>& edges, const st
   }
 }
 
-namespace {
-
-// Bits of a word above bit b (forward sweeps) and below it (backward sweeps).
-inline std::uint64_t bits_above(int b) { return b == 63 ? 0 : ~std::uint64_t{0} << (b + 1); }
-inline std::uint64_t bits_below(int b) { return (std::uint64_t{1} << b) - 1; }
-
-}  // namespace
-
 StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<Vec3>& u,
                                       const std::vector<double>& inv_mass, double limit,
                                       double tolerance, int max_sweeps, bool use_tethers,
@@ -101,14 +93,25 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
   const int na = use_tethers ? static_cast<int>(anchors_.size()) : 0;
   const double lo = std::max(0.0, 1.0 - limit), hi = 1.0 + limit;
   const double lo2 = lo * lo, hi2 = hi * hi;
-  // Change tracking: a constraint is clean once it was found within its bounds, and turns dirty
-  // again when one of its vertices moves. A clean constraint would be found within its bounds
-  // again from the same numbers, so skipping it gives the same bits as testing it; only the dirty
-  // ones are visited, in sweep order, from bit sets (one bit an edge, one bit a free vertex per
-  // anchor). Marks ahead of a sweep's position are visited in that sweep, marks behind it in the
-  // next, as when every constraint is visited and tested: the hanging 64 × 64 sheet tests ~17,600
-  // edges a step, while a visit of every edge in each of its ~6.6 sweeps made ~82,800 visits.
+  // Change tracking: moved_[i] is the clock of the last change of u[i], ok_[e] (tether_ok_[·])
+  // the clock at which the edge (tether) was last found within its bounds. A constraint found
+  // within its bounds whose vertices have not changed since would be found so again from the
+  // same numbers: it is skipped, which gives the same bits as testing it.
+  // Visiting every constraint in every sweep to check its clocks cost more than the tests
+  // themselves (the hanging 64 × 64 sheet: ~82,800 visits a step for ~17,600 tests), so the
+  // constraints go by words of 64, each with a flag: a word is visited only when one of its
+  // constraints may have changed since its last visit (a move of one of its vertices, or a
+  // constraint left beyond its bound). A move ahead of the sweep is visited in that sweep, one
+  // behind it in the next, as when every word is visited. A move sets a few flags (the words of
+  // the vertex's edges) rather than a bit per edge: a sheet pressed on boxes projects a third of
+  // the edges it tests, and marking each of their edges cost more than the visits saved.
   const int edge_words = (ne + 63) / 64, vertex_words = (nv + 63) / 64;
+  long long clock = 1;
+  moved_.assign(nv, 0);
+  ok_.resize(ne);
+  edge_word_open_.resize(edge_words);
+  tether_ok_.resize(static_cast<size_t>(na) * nv);
+  tether_word_open_.resize(static_cast<size_t>(na) * vertex_words);
   auto end_position = [&](int i) { return Vec3(x0[i] + u[i]); };
   auto edge_within = [&](int e, double& len2) {
     const Vec3 d = end_position(edges_[e][1]) - end_position(edges_[e][0]);
@@ -116,93 +119,102 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
     const double r2 = rest_length_[e] * rest_length_[e];
     return len2 <= hi2 * r2 && len2 >= lo2 * r2;
   };
-  // The first sweep's tests at the start positions, in parallel: a constraint within its bounds
-  // there starts clean, which is what the first sweep would find on reaching it unless one of its
-  // vertices moved before, and that move marks it dirty again. Chunks of kChunkSize (a multiple of
-  // 64) indices write whole words of their own.
+  auto tether_within = [&](const Vec3& pa, double length, int i, double& len2, Vec3& d) {
+    const double bound = hi * length;
+    d = end_position(i) - pa;
+    len2 = d.squaredNorm();
+    return !(len2 > bound * bound);
+  };
+  // The first sweep's tests at the start positions, in parallel (clock 1): what the first sweep
+  // would find on reaching each constraint, unless one of its vertices moved before, which a
+  // later clock tells. Chunks of kChunkSize (a multiple of 64) constraints fill whole words.
   static_assert(kChunkSize % 64 == 0);
-  dirty_edges_.resize(edge_words);
   for_each_chunk(ne, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
     for (std::ptrdiff_t w = begin / 64; w < (end + 63) / 64; ++w) {
-      std::uint64_t bits = 0;
-      const int last = static_cast<int>(std::min<std::ptrdiff_t>(end, 64 * (w + 1)));
+      char open = 0;
       double len2;
-      for (int e = static_cast<int>(64 * w); e < last; ++e)
-        if (!edge_within(e, len2)) bits |= std::uint64_t{1} << (e % 64);
-      dirty_edges_[w] = bits;
+      for (int e = static_cast<int>(64 * w); e < std::min<std::ptrdiff_t>(end, 64 * (w + 1)); ++e) {
+        const bool within = edge_within(e, len2);
+        ok_[e] = within ? 1 : -1;
+        open |= !within;
+      }
+      edge_word_open_[w] = open;
     }
   });
-  dirty_tethers_.resize(static_cast<size_t>(na) * vertex_words);
   for (int a = 0; a < na; ++a) {
     const Vec3 pa = end_position(anchors_[a]);
     const double* length = &tether_length_[a * x0.size()];
-    std::uint64_t* dirty = &dirty_tethers_[a * vertex_words];
+    long long* ok = &tether_ok_[a * x0.size()];
+    char* open_words = &tether_word_open_[a * vertex_words];
     for_each_chunk(nv, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
       for (std::ptrdiff_t w = begin / 64; w < (end + 63) / 64; ++w) {
-        std::uint64_t bits = 0;
-        const int last = static_cast<int>(std::min<std::ptrdiff_t>(end, 64 * (w + 1)));
-        for (int i = static_cast<int>(64 * w); i < last; ++i) {
-          if (!(inv_mass[i] > 0)) continue;  // a pinned vertex has no tethers of its own
-          const double bound = hi * length[i];
-          if ((end_position(i) - pa).squaredNorm() > bound * bound) bits |= std::uint64_t{1} << (i % 64);
+        char open = 0;
+        double len2;
+        Vec3 d;
+        for (int i = static_cast<int>(64 * w); i < std::min<std::ptrdiff_t>(end, 64 * (w + 1)); ++i) {
+          const bool within = !(inv_mass[i] > 0) || tether_within(pa, length[i], i, len2, d);
+          ok[i] = within ? 1 : -1;
+          open |= !within;
         }
-        dirty[w] = bits;
+        open_words[w] = open;
       }
     });
   }
-  auto mark_moved = [&](int i) {
-    for (int k = vertex_edge_start_[i]; k < vertex_edge_start_[i + 1]; ++k) {
-      const int e = vertex_edges_[k];
-      dirty_edges_[e / 64] |= std::uint64_t{1} << (e % 64);
-    }
-    if (!(inv_mass[i] > 0)) return;  // a pinned vertex has no tethers of its own
-    for (int a = 0; a < na; ++a) dirty_tethers_[a * vertex_words + i / 64] |= std::uint64_t{1} << (i % 64);
+  auto mark_moved = [&](int i, long long when) {
+    moved_[i] = when;
+    for (int k = vertex_word_start_[i]; k < vertex_word_start_[i + 1]; ++k) edge_word_open_[vertex_words_[k]] = 1;
+    for (int a = 0; a < na; ++a) tether_word_open_[a * vertex_words + i / 64] = 1;
   };
-  // One projection of dirty edge e; returns its excess beyond the bound as a strain (0 if within).
+  // One projection of edge e; returns its excess beyond the bound as a strain (0 if within).
   auto project = [&](int e) {
     const int i = edges_[e][0], j = edges_[e][1];
-    const double wi = inv_mass[i], wj = inv_mass[j];
-    const double l0 = rest_length_[e];
+    if (ok_[e] > moved_[i] && ok_[e] > moved_[j]) return 0.0;
     double len2;
     if (edge_within(e, len2)) {
-      dirty_edges_[e / 64] &= ~(std::uint64_t{1} << (e % 64));
+      ok_[e] = ++clock;
       return 0.0;
     }
-    const Vec3 d = end_position(j) - end_position(i);
+    const double wi = inv_mass[i], wj = inv_mass[j];
+    const double l0 = rest_length_[e];
     const double len = std::sqrt(len2);
     const double target = std::clamp(len, lo * l0, hi * l0);
     const double excess = std::abs(len - target) / l0;
     const double w = wi + wj;
-    if (!(w > 0) || !(len > 0)) return 0.0;  // stays dirty, as it is still beyond its bound
-    const Vec3 corr = ((len - target) / (len * w)) * d;  // moves i towards j when too long
-    u[i] += wi * corr;
+    if (!(w > 0) || !(len > 0)) {
+      edge_word_open_[e / 64] = 1;  // still beyond its bound: tested again next sweep
+      return 0.0;
+    }
+    const Vec3 corr = ((len - target) / (len * w)) * (end_position(j) - end_position(i));
+    u[i] += wi * corr;  // moves i towards j when too long
     u[j] -= wj * corr;
-    mark_moved(i);  // (e itself among their edges: it is tested again in the next sweep)
-    mark_moved(j);
+    const long long when = ++clock;
+    mark_moved(i, when);
+    mark_moved(j, when);
     return excess;
   };
   // Tethers: vertex i no farther than (1 + ε)·rest distance from each anchor's end position
   // (anchors have no inverse mass: the edges never move them).
   auto tethers = [&]() {
     for (int a = 0; a < na; ++a) {
-      const Vec3 pa = x0[anchors_[a]] + u[anchors_[a]];
+      const Vec3 pa = end_position(anchors_[a]);
       const double* length = &tether_length_[a * x0.size()];
-      std::uint64_t* dirty = &dirty_tethers_[a * vertex_words];
+      long long* ok = &tether_ok_[a * x0.size()];
+      char* open_words = &tether_word_open_[a * vertex_words];
       for (int w = 0; w < vertex_words; ++w) {
-        for (std::uint64_t bits = dirty[w]; bits != 0;) {
-          const int b = std::countr_zero(bits);
-          const int i = 64 * w + b;
-          const double bound = hi * length[i];
-          const Vec3 d = end_position(i) - pa;
-          const double len2 = d.squaredNorm();
-          if (!(len2 > bound * bound)) {
-            dirty[w] &= ~(std::uint64_t{1} << b);
-          } else {
-            const double len = std::sqrt(len2);
-            u[i] -= ((len - bound) / len) * d;
-            mark_moved(i);
+        if (!open_words[w]) continue;
+        open_words[w] = 0;
+        for (int i = 64 * w; i < std::min(nv, 64 * (w + 1)); ++i) {
+          if (!(inv_mass[i] > 0)) continue;
+          if (ok[i] > moved_[i]) continue;
+          double len2;
+          Vec3 d;
+          if (tether_within(pa, length[i], i, len2, d)) {
+            ok[i] = ++clock;
+            continue;
           }
-          bits = dirty[w] & bits_above(b);
+          const double len = std::sqrt(len2);
+          u[i] -= ((len - hi * length[i]) / len) * d;
+          mark_moved(i, ++clock);
         }
       }
     }
@@ -219,19 +231,17 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
     };
     tethers();
     if (sweep % 2 == 0) {
-      for (int w = 0; w < edge_words; ++w)
-        for (std::uint64_t bits = dirty_edges_[w]; bits != 0;) {
-          const int b = std::countr_zero(bits);
-          visit(64 * w + b);
-          bits = dirty_edges_[w] & bits_above(b);
-        }
+      for (int w = 0; w < edge_words; ++w) {
+        if (!edge_word_open_[w]) continue;
+        edge_word_open_[w] = 0;
+        for (int e = 64 * w; e < std::min(ne, 64 * (w + 1)); ++e) visit(e);
+      }
     } else {
-      for (int w = edge_words - 1; w >= 0; --w)
-        for (std::uint64_t bits = dirty_edges_[w]; bits != 0;) {
-          const int b = 63 - std::countl_zero(bits);
-          visit(64 * w + b);
-          bits = dirty_edges_[w] & bits_below(b);
-        }
+      for (int w = edge_words - 1; w >= 0; --w) {
+        if (!edge_word_open_[w]) continue;
+        edge_word_open_[w] = 0;
+        for (int e = std::min(ne, 64 * (w + 1)) - 1; e >= 64 * w; --e) visit(e);
+      }
     }
     if (sweep == 0) {
       stats.edges_limited = limited;

@@ -26,7 +26,6 @@
 // after `max_sweeps`. The projections are serial and in a fixed order, so the result is the
 // same bits for any thread count; nothing is allocated per step.
 #include <array>
-#include <cstdint>
 #include <vector>
 
 #include "collision/base/math.h"
@@ -74,10 +73,10 @@ class StrainLimiter {
   std::vector<double> rest_length_;
   std::vector<int> anchors_;
   std::vector<double> tether_length_;  // [anchor · vertex count + vertex]: rest distance
-  std::vector<int> vertex_edge_start_, vertex_edges_;  // each vertex's edges (CSR)
-  // Scratch of limit() (change tracking, see there), kept to allocate nothing per step: bit e
-  // of dirty_edges_ and bit i of an anchor's words in dirty_tethers_ mark constraints to test.
-  mutable std::vector<std::uint64_t> dirty_edges_, dirty_tethers_;
+  std::vector<int> vertex_word_start_, vertex_words_;  // each vertex's edge words (CSR)
+  // Scratch of limit() (change tracking, see there), kept to allocate nothing per step.
+  mutable std::vector<long long> moved_, ok_, tether_ok_;
+  mutable std::vector<char> edge_word_open_, tether_word_open_;  // per 64 constraints
   mutable std::vector<std::array<double, 2>> chunk_extremes_;  // max_strain_and_compression
 };
 

@@ -64,6 +64,7 @@ struct ClothRigidWorkspace {
   std::vector<double> depth;
   std::vector<Aabb> triangle_boxes;
   std::vector<std::array<Vec3, 2>> cores;  // per collider: core segment of a sphere or capsule
+  std::vector<double> reach;  // per collider: bounding_radius(shape), about its origin
   std::vector<char> slow;  // per vertex: surely slower relative to the body than the swept gate
   // Output, per vertex: the collider of its last contact this step (−1: none) and the contact
   // point on the body.

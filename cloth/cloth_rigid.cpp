@@ -189,14 +189,17 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
   constexpr double kInterior = 1e-3;
   const ClothRigidSettings& s = pass.s;
   const int nt = static_cast<int>(triangles.size());
-  tri_box.assign(nt, Aabb{});
-  Aabb cloth_box;
-  for (int t = 0; t < nt; ++t) {
-    if (!pass.any_active(triangles[t].data(), 3)) continue;  // its empty box overlaps nothing
-    for (int k : triangles[t]) tri_box[t].grow(Vec3(pass.x0[k] + pass.u[k]));
-    tri_box[t] = tri_box[t].inflated(s.thickness);
-    cloth_box.grow(tri_box[t]);
-  }
+  // Each triangle's box (the union only when a mesh needs it).
+  tri_box.resize(nt);
+  cloth_serial_for(nt, [&](std::ptrdiff_t t) {
+    Aabb box;  // an inactive triangle keeps the empty box, which overlaps nothing
+    if (pass.any_active(triangles[t].data(), 3)) {
+      for (int k : triangles[t]) box.grow(Vec3(pass.x0[k] + pass.u[k]));
+      box = box.inflated(s.thickness);
+    }
+    tri_box[t] = box;
+  });
+  std::optional<Aabb> cloth_box;  // their union, for mesh colliders only
   auto end_position = [&](int k) { return Vec3(pass.x0[k] + pass.u[k]); };
   // Contact of the point p of the body with triangle t whose plane has unit normal n (out of
   // the body) when p lies under the triangle's interior, less than the thickness below it.
@@ -254,7 +257,11 @@ void resolve_faces(ContactPass& pass, const std::vector<std::array<int, 3>>& tri
     } else if (col.shape.type == ShapeType::Mesh && col.shape.mesh) {
       for (const Vec3& local : col.shape.mesh->vertices) {
         const Vec3 p = col.pose.apply(local);
-        if (!cloth_box.overlaps(Aabb{p, p})) continue;
+        if (!cloth_box) {
+          cloth_box.emplace();
+          for (const Aabb& box : tri_box) cloth_box->grow(box);
+        }
+        if (!cloth_box->overlaps(Aabb{p, p})) continue;
         for (int t = 0; t < nt; ++t) {
           if (!tri_box[t].overlaps(Aabb{p, p})) continue;
           Vec3 a, centroid, n;

@@ -17,7 +17,9 @@ void StrainLimiter::build(const std::vector<std::array<int, 2>>& edges, const st
   edges_ = edges;
   rest_length_.resize(edges.size());
   for (size_t e = 0; e < edges.size(); ++e) rest_length_[e] = (rest[edges[e][0]] - rest[edges[e][1]]).norm();
-  // The 64-edge words holding each vertex's edges (distinct), for the change tracking of limit().
+  // The 64-edge words holding each vertex's edges, for the change tracking of limit(): visited
+  // in edge order, a vertex's words come in ascending order, so comparing with the last one
+  // listed keeps them distinct.
   std::vector<std::vector<int>> words(rest.size());
   for (size_t e = 0; e < edges.size(); ++e)
     for (int end : edges[e])
@@ -25,8 +27,6 @@ void StrainLimiter::build(const std::vector<std::array<int, 2>>& edges, const st
   vertex_word_start_.assign(rest.size() + 1, 0);
   vertex_words_.clear();
   for (size_t i = 0; i < rest.size(); ++i) {
-    std::sort(words[i].begin(), words[i].end());
-    words[i].erase(std::unique(words[i].begin(), words[i].end()), words[i].end());
     vertex_words_.insert(vertex_words_.end(), words[i].begin(), words[i].end());
     vertex_word_start_[i + 1] = static_cast<int>(vertex_words_.size());
   }
@@ -129,35 +129,46 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
   // would find on reaching each constraint, unless one of its vertices moved before, which a
   // later clock tells. Chunks of kChunkSize (a multiple of 64) constraints fill whole words.
   static_assert(kChunkSize % 64 == 0);
-  for_each_chunk(ne, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
-    for (std::ptrdiff_t w = begin / 64; w < (end + 63) / 64; ++w) {
-      char open = 0;
-      double len2;
-      for (int e = static_cast<int>(64 * w); e < std::min<std::ptrdiff_t>(end, 64 * (w + 1)); ++e) {
-        const bool within = edge_within(e, len2);
-        ok_[e] = within ? 1 : -1;
-        open |= !within;
+  auto first_tests = [&](int count, long long* ok, char* open_words, auto&& within) {
+    for_each_chunk(count, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
+      for (std::ptrdiff_t w = begin / 64; w < (end + 63) / 64; ++w) {
+        char open = 0;
+        for (int k = static_cast<int>(64 * w); k < std::min<std::ptrdiff_t>(end, 64 * (w + 1)); ++k) {
+          const bool in = within(k);
+          ok[k] = in ? 1 : -1;
+          open |= !in;
+        }
+        open_words[w] = open;
       }
-      edge_word_open_[w] = open;
+    });
+  };
+  // The constraints of the flagged words, by words (forward: ascending, else descending); a
+  // word's flag is cleared before its visit, so a move within the visit flags it for the next.
+  auto visit_flagged = [](int count, char* open_words, bool forward, auto&& visit) {
+    const int words = (count + 63) / 64;
+    for (int n = 0; n < words; ++n) {
+      const int w = forward ? n : words - 1 - n;
+      if (!open_words[w]) continue;
+      open_words[w] = 0;
+      const int first = 64 * w, last = std::min(count, 64 * (w + 1)) - 1;
+      if (forward) {
+        for (int k = first; k <= last; ++k) visit(k);
+      } else {
+        for (int k = last; k >= first; --k) visit(k);
+      }
     }
+  };
+  first_tests(ne, ok_.data(), edge_word_open_.data(), [&](int e) {
+    double len2;
+    return edge_within(e, len2);
   });
   for (int a = 0; a < na; ++a) {
     const Vec3 pa = end_position(anchors_[a]);
     const double* length = &tether_length_[a * x0.size()];
-    long long* ok = &tether_ok_[a * x0.size()];
-    char* open_words = &tether_word_open_[a * vertex_words];
-    for_each_chunk(nv, threads, [&](std::ptrdiff_t, std::ptrdiff_t begin, std::ptrdiff_t end) {
-      for (std::ptrdiff_t w = begin / 64; w < (end + 63) / 64; ++w) {
-        char open = 0;
-        double len2;
-        Vec3 d;
-        for (int i = static_cast<int>(64 * w); i < std::min<std::ptrdiff_t>(end, 64 * (w + 1)); ++i) {
-          const bool within = !(inv_mass[i] > 0) || tether_within(pa, length[i], i, len2, d);
-          ok[i] = within ? 1 : -1;
-          open |= !within;
-        }
-        open_words[w] = open;
-      }
+    first_tests(nv, &tether_ok_[a * x0.size()], &tether_word_open_[a * vertex_words], [&](int i) {
+      double len2;
+      Vec3 d;
+      return !(inv_mass[i] > 0) || tether_within(pa, length[i], i, len2, d);  // pinned: no tethers
     });
   }
   auto mark_moved = [&](int i, long long when) {
@@ -199,24 +210,19 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
       const Vec3 pa = end_position(anchors_[a]);
       const double* length = &tether_length_[a * x0.size()];
       long long* ok = &tether_ok_[a * x0.size()];
-      char* open_words = &tether_word_open_[a * vertex_words];
-      for (int w = 0; w < vertex_words; ++w) {
-        if (!open_words[w]) continue;
-        open_words[w] = 0;
-        for (int i = 64 * w; i < std::min(nv, 64 * (w + 1)); ++i) {
-          if (!(inv_mass[i] > 0)) continue;
-          if (ok[i] > moved_[i]) continue;
-          double len2;
-          Vec3 d;
-          if (tether_within(pa, length[i], i, len2, d)) {
-            ok[i] = ++clock;
-            continue;
-          }
-          const double len = std::sqrt(len2);
-          u[i] -= ((len - hi * length[i]) / len) * d;
-          mark_moved(i, ++clock);
+      visit_flagged(nv, &tether_word_open_[a * vertex_words], true, [&](int i) {
+        if (!(inv_mass[i] > 0)) return;
+        if (ok[i] > moved_[i]) return;
+        double len2;
+        Vec3 d;
+        if (tether_within(pa, length[i], i, len2, d)) {
+          ok[i] = ++clock;
+          return;
         }
-      }
+        const double len = std::sqrt(len2);
+        u[i] -= ((len - hi * length[i]) / len) * d;
+        mark_moved(i, ++clock);
+      });
     }
   };
   for (int sweep = 0; sweep < max_sweeps; ++sweep) {
@@ -230,19 +236,7 @@ StrainLimitStats StrainLimiter::limit(const std::vector<Vec3>& x0, std::vector<V
       }
     };
     tethers();
-    if (sweep % 2 == 0) {
-      for (int w = 0; w < edge_words; ++w) {
-        if (!edge_word_open_[w]) continue;
-        edge_word_open_[w] = 0;
-        for (int e = 64 * w; e < std::min(ne, 64 * (w + 1)); ++e) visit(e);
-      }
-    } else {
-      for (int w = edge_words - 1; w >= 0; --w) {
-        if (!edge_word_open_[w]) continue;
-        edge_word_open_[w] = 0;
-        for (int e = std::min(ne, 64 * (w + 1)) - 1; e >= 64 * w; --e) visit(e);
-      }
-    }
+    visit_flagged(ne, edge_word_open_.data(), sweep % 2 == 0, visit);
     if (sweep == 0) {
       stats.edges_limited = limited;
       stats.worst_before = limited > 0 ? limit + worst : 0.0;

@@ -80,7 +80,7 @@ void IslandBlockSolver::prepare_joint_subsystem(const BlockSolverSettings& setti
       const int k = row - 2 * nb;
       if (k >= 0 && k < nj) joint_rows_[kept++] = k;
     }
-    resize_growing(joint_rows_, kept);
+    joint_rows_.resize(kept);  // a cut: nothing to grow
     joint_pivots_.clear();  // diagonal pivots: S is symmetric positive definite
     joint_order_known_ = true;  // until the island's structure changes (note_structure)
   }
